@@ -1,0 +1,58 @@
+// kernels/common/faults.h -- planted-fault switches (compile-time, OFF by default).
+//
+// Configure with -DDSV4_FAULT=<NAME> (cmake/Dsv4Options.cmake defines DSV4_FAULT_<NAME>=1).
+// Each switch plants exactly one defect class of ../shared/spec/bug_classes.md into OUR kernels so
+// that the harness can be shown to catch it. Production builds never define any of them.
+#pragma once
+
+// Top-K v2 (kernels/topk_v2)
+#ifndef DSV4_FAULT_TOPK_PAD_NEG_FLT_MAX     // class 1: padding lanes hold -FLT_MAX instead of NaN
+#define DSV4_FAULT_TOPK_PAD_NEG_FLT_MAX 0
+#endif
+#ifndef DSV4_FAULT_TOPK_LB_NO_ULP           // class 2: bin lower bound without the one-ULP RNE nudge
+#define DSV4_FAULT_TOPK_LB_NO_ULP 0
+#endif
+#ifndef DSV4_FAULT_TOPK_TIE_CAP_2048        // class 7: threshold-bin ranking capped at 2048 arrivals
+#define DSV4_FAULT_TOPK_TIE_CAP_2048 0
+#endif
+#ifndef DSV4_FAULT_TOPK_NEGZERO_ABOVE       // class 8: -0.0 binned below +0.0 but compared >= +0.0
+#define DSV4_FAULT_TOPK_NEGZERO_ABOVE 0
+#endif
+#ifndef DSV4_FAULT_TOPK_WRITE_PAST_K        // class 5: one write past a row's K slots
+#define DSV4_FAULT_TOPK_WRITE_PAST_K 0
+#endif
+#ifndef DSV4_FAULT_TOPK_READ_PAST_SEQLEN    // class 10: one read past seq_len
+#define DSV4_FAULT_TOPK_READ_PAST_SEQLEN 0
+#endif
+
+// bf16 small top-k (kernels/topk_bf16_small)
+#ifndef DSV4_FAULT_BF16_NEGZERO_PIVOT       // -0 pivot rule: IEEE compare without the census fix
+#define DSV4_FAULT_BF16_NEGZERO_PIVOT 0
+#endif
+#ifndef DSV4_FAULT_BF16_NAN_AS_VALUE        // class 9: NaN lanes ranked (upstream D order) not absent
+#define DSV4_FAULT_BF16_NAN_AS_VALUE 0
+#endif
+#ifndef DSV4_FAULT_BF16_READ_PAST_SEQLEN    // class 10: whole last vector loaded
+#define DSV4_FAULT_BF16_READ_PAST_SEQLEN 0
+#endif
+
+// block amax (kernels/block_amax)
+#ifndef DSV4_FAULT_AMAX_NAN_PROPAGATES      // NaN-propagating max instead of maxNum
+#define DSV4_FAULT_AMAX_NAN_PROPAGATES 0
+#endif
+#ifndef DSV4_FAULT_AMAX_WRITE_PAST_NK       // class 5: keys written past ceil(n/8)
+#define DSV4_FAULT_AMAX_WRITE_PAST_NK 0
+#endif
+
+// candidate block table (kernels/candidate_block_table)
+#ifndef DSV4_FAULT_CAND_ACCEPT_PAST_NB      // class 12: ids in [nb, capacity) accepted
+#define DSV4_FAULT_CAND_ACCEPT_PAST_NB 0
+#endif
+#ifndef DSV4_FAULT_CAND_NO_DEDUP            // duplicates not collapsed
+#define DSV4_FAULT_CAND_NO_DEDUP 0
+#endif
+
+// occupancy probe / sizing
+#ifndef DSV4_FAULT_PROBE_ZERO_POOL          // class 13: a zero probe answer becomes a zero-size pool
+#define DSV4_FAULT_PROBE_ZERO_POOL 0
+#endif

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# README command (2): install what is missing, build, run the whole CTest suite.
+#   scripts/run_tests.sh [--preset ci|gpu|asan-fuzz] [-L label] [extra ctest args]
+# CPU-only machines run everything labelled cpu/fuzz; gpu tests skip with a printed reason.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+preset=ci
+args=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --preset) preset="$2"; shift 2 ;;
+    *) args+=("$1"); shift ;;
+  esac
+done
+bash scripts/install_deps.sh
+jobs=$(nproc 2>/dev/null || echo 2)
+echo "== configure (preset $preset)"
+cmake --preset "$preset" >build-configure.log 2>&1 || { cat build-configure.log; exit 1; }
+echo "== build ($jobs jobs)"
+cmake --build --preset "$preset" -j "$jobs" 2>&1 | tail -n 40
+echo "== test"
+bdir=$(sed -n 's/^CMAKE_CACHEFILE_DIR:INTERNAL=//p' build/"$preset"/CMakeCache.txt 2>/dev/null || echo build/"$preset")
+cd "build/$preset"
+exec ctest --output-on-failure --no-tests=error -j "$jobs" --timeout 900 "${args[@]}"

@@ -1,0 +1,219 @@
+// simt/portable.h -- the ONLY header kernel sources include.
+//
+// Compiled by nvcc (__CUDACC__): maps to CUDA. Compiled by a host compiler: maps to simt/, the
+// CPU execution layer (one fiber per CUDA thread). See docs/simt.md and ../shared/design/simt.md.
+//
+// Kernel-source rules (checked by scripts/lint_kernels.sh): no raw __shared__, no asm, no
+// __CUDA_ARCH__ branches, no __ldg; use the spellings below.
+//
+//   SIMT_KERNEL                 __global__
+//   SIMT_DEVICE                 __device__ __forceinline__          (device-only helpers)
+//   SIMT_HD                     __host__ __device__ __forceinline__ (helpers used on both sides)
+//   SIMT_LAUNCH_BOUNDS(t, b)    __launch_bounds__(t, b)
+//   SIMT_SHARED(T, x, [N]);     __shared__ T x[N];   (dims may be empty for a scalar: SIMT_SHARED(int, c, );)
+//   SIMT_DYN_SHARED(T, x);      extern __shared__ T x[];
+//   SIMT_PDL_WAIT()             griddepcontrol.wait   (cudaGridDependencySynchronize)
+//   SIMT_PDL_TRIGGER()          griddepcontrol.launch_dependents
+//   simt_cg::                   cooperative_groups (this_thread_block, this_cluster: sync,
+//                               barrier_arrive, barrier_wait, map_shared_rank, block_rank,
+//                               num_blocks, dim_blocks)
+//   threadIdx blockIdx blockDim gridDim warpSize, __syncthreads[_count|_and|_or], __syncwarp,
+//   __shfl[_up|_down|_xor]_sync, __ballot_sync, __any_sync, __all_sync, __match_any_sync,
+//   __match_all_sync, __reduce_{add,min,max,and,or,xor}_sync, __activemask, atomic*, __popc,
+//   __popcll, __clz, __ffs, __brev, __float_as_uint, __uint_as_float, __float_as_int,
+//   __int_as_float, __threadfence[_block], fp16/bf16 types and conversions: unchanged.
+//
+// Host-side launcher code (the .cu entry files, compiled for both sides) uses namespace
+// simt::rt (below) for launches, memory copies, synchronization and device queries.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#if defined(__CUDACC__)
+// ============================================================================================
+// CUDA branch
+// ============================================================================================
+#include <cooperative_groups.h>
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+
+#define SIMT_KERNEL __global__
+#define SIMT_DEVICE __device__ __forceinline__
+#define SIMT_HD __host__ __device__ __forceinline__
+#define SIMT_LAUNCH_BOUNDS(t, b) __launch_bounds__(t, b)
+#define SIMT_SHARED(T, name, dims) __shared__ T name dims
+#define SIMT_DYN_SHARED(T, name) extern __shared__ __align__(16) T name[]
+#define SIMT_PDL_WAIT() asm volatile("griddepcontrol.wait;" ::: "memory")
+#define SIMT_PDL_TRIGGER() asm volatile("griddepcontrol.launch_dependents;" :::)
+#define SIMT_IS_HOST_EMULATION 0
+
+namespace simt_cg = cooperative_groups;
+
+namespace simt {
+namespace rt {
+
+using stream_t = cudaStream_t;
+using error_t = cudaError_t;
+constexpr error_t kSuccess = cudaSuccess;
+inline const char* error_string(error_t e) { return cudaGetErrorString(e); }
+
+struct LaunchConfig {
+  dim3 grid{1, 1, 1};
+  dim3 block{1, 1, 1};
+  size_t dynamic_smem = 0;
+  stream_t stream = nullptr;
+  dim3 cluster{1, 1, 1};        // {1,1,1} = no cluster
+  bool pdl = true;              // programmatic stream serialization (sm_90+)
+  bool nonportable_cluster = false;  // cluster size > 8
+};
+
+// Launch `kernel(args...)` with the configuration (cluster dims, PDL attribute, dynamic smem
+// attribute). Every grid/block/cluster dimension must be > 0 (checked; returns
+// cudaErrorInvalidConfiguration otherwise, nothing launched).
+template <typename... KArgs, typename... Args>
+inline error_t launch(const LaunchConfig& c, void (*kernel)(KArgs...), Args&&... args) {
+  if (c.grid.x == 0 || c.grid.y == 0 || c.grid.z == 0 || c.block.x == 0 || c.block.y == 0 ||
+      c.block.z == 0 || c.cluster.x == 0 || c.cluster.y == 0 || c.cluster.z == 0)
+    return cudaErrorInvalidConfiguration;
+  cudaLaunchConfig_t cfg = {};
+  cfg.gridDim = c.grid;
+  cfg.blockDim = c.block;
+  cfg.dynamicSmemBytes = c.dynamic_smem;
+  cfg.stream = c.stream;
+  cudaLaunchAttribute attrs[2];
+  unsigned n = 0;
+  if (c.cluster.x * c.cluster.y * c.cluster.z > 1) {
+    attrs[n].id = cudaLaunchAttributeClusterDimension;
+    attrs[n].val.clusterDim.x = c.cluster.x;
+    attrs[n].val.clusterDim.y = c.cluster.y;
+    attrs[n].val.clusterDim.z = c.cluster.z;
+    ++n;
+    if (c.nonportable_cluster) {
+      cudaError_t e = cudaFuncSetAttribute(reinterpret_cast<const void*>(kernel),
+                                           cudaFuncAttributeNonPortableClusterSizeAllowed, 1);
+      if (e != cudaSuccess) return e;
+    }
+  }
+  if (c.pdl) {
+    attrs[n].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    attrs[n].val.programmaticStreamSerializationAllowed = 1;
+    ++n;
+  }
+  if (c.dynamic_smem > 48 * 1024) {
+    cudaError_t e = cudaFuncSetAttribute(reinterpret_cast<const void*>(kernel),
+                                         cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                         static_cast<int>(c.dynamic_smem));
+    if (e != cudaSuccess) return e;
+  }
+  cfg.attrs = attrs;
+  cfg.numAttrs = n;
+  return cudaLaunchKernelEx(&cfg, kernel, static_cast<KArgs>(args)...);
+}
+
+// cudaOccupancyMaxActiveClusters for `kernel` launched with `c` (grid may be a placeholder).
+template <typename... KArgs>
+inline error_t max_active_clusters(const LaunchConfig& c, void (*kernel)(KArgs...), int* out) {
+  cudaLaunchConfig_t cfg = {};
+  cfg.gridDim = c.grid;
+  cfg.blockDim = c.block;
+  cfg.dynamicSmemBytes = c.dynamic_smem;
+  cudaLaunchAttribute attr;
+  attr.id = cudaLaunchAttributeClusterDimension;
+  attr.val.clusterDim.x = c.cluster.x;
+  attr.val.clusterDim.y = c.cluster.y;
+  attr.val.clusterDim.z = c.cluster.z;
+  cfg.attrs = &attr;
+  cfg.numAttrs = 1;
+  if (c.nonportable_cluster) {
+    cudaError_t e = cudaFuncSetAttribute(reinterpret_cast<const void*>(kernel),
+                                         cudaFuncAttributeNonPortableClusterSizeAllowed, 1);
+    if (e != cudaSuccess) return e;
+  }
+  if (c.dynamic_smem > 48 * 1024) {
+    cudaError_t e = cudaFuncSetAttribute(reinterpret_cast<const void*>(kernel),
+                                         cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                         static_cast<int>(c.dynamic_smem));
+    if (e != cudaSuccess) return e;
+  }
+  return cudaOccupancyMaxActiveClusters(out, kernel, &cfg);
+}
+
+struct DeviceProps {
+  int device = 0;
+  int cc_major = 0, cc_minor = 0;
+  int sm_count = 0;
+  int max_threads_per_sm = 0;
+  int max_blocks_per_sm = 0;
+  int smem_per_sm = 0;              // bytes
+  int smem_optin_per_block = 0;     // bytes
+  int cluster_launch = 0;           // cudaDevAttrClusterLaunch
+  char name[256] = {0};
+  char uuid[40] = {0};              // hex; cache key per device
+};
+inline error_t device_props(DeviceProps* p) {
+  error_t e = cudaGetDevice(&p->device);
+  if (e != cudaSuccess) return e;
+  cudaDeviceProp prop;
+  e = cudaGetDeviceProperties(&prop, p->device);
+  if (e != cudaSuccess) return e;
+  p->cc_major = prop.major;
+  p->cc_minor = prop.minor;
+  p->sm_count = prop.multiProcessorCount;
+  p->max_threads_per_sm = prop.maxThreadsPerMultiProcessor;
+  p->max_blocks_per_sm = prop.maxBlocksPerMultiProcessor;
+  p->smem_per_sm = static_cast<int>(prop.sharedMemPerMultiprocessor);
+  p->smem_optin_per_block = static_cast<int>(prop.sharedMemPerBlockOptin);
+  int cl = 0;
+  cudaDeviceGetAttribute(&cl, cudaDevAttrClusterLaunch, p->device);
+  p->cluster_launch = cl;
+  for (int i = 0; i < 255 && prop.name[i]; ++i) p->name[i] = prop.name[i];
+  static const char* hex = "0123456789abcdef";
+  for (int i = 0; i < 16; ++i) {
+    unsigned char b = static_cast<unsigned char>(prop.uuid.bytes[i]);
+    p->uuid[2 * i] = hex[b >> 4];
+    p->uuid[2 * i + 1] = hex[b & 15];
+  }
+  return cudaSuccess;
+}
+
+inline error_t memcpy_d2h(void* dst, const void* src, size_t n, stream_t s) {
+  error_t e = cudaMemcpyAsync(dst, src, n, cudaMemcpyDeviceToHost, s);
+  if (e != cudaSuccess) return e;
+  return cudaStreamSynchronize(s);
+}
+inline error_t memcpy_h2d(void* dst, const void* src, size_t n, stream_t s) {
+  error_t e = cudaMemcpyAsync(dst, src, n, cudaMemcpyHostToDevice, s);
+  if (e != cudaSuccess) return e;
+  return cudaStreamSynchronize(s);
+}
+inline error_t memset_async(void* dst, int v, size_t n, stream_t s) {
+  return cudaMemsetAsync(dst, v, n, s);
+}
+inline error_t stream_sync(stream_t s) { return cudaStreamSynchronize(s); }
+inline error_t device_malloc(void** p, size_t n) { return cudaMalloc(p, n); }
+inline error_t device_free(void* p) { return cudaFree(p); }
+inline error_t last_error() { return cudaGetLastError(); }
+// Memory-space query for validation of user pointers (device or managed memory expected).
+inline bool is_device_pointer(const void* p) {
+  cudaPointerAttributes a;
+  if (cudaPointerGetAttributes(&a, p) != cudaSuccess) { cudaGetLastError(); return false; }
+  return a.type == cudaMemoryTypeDevice || a.type == cudaMemoryTypeManaged;
+}
+
+}  // namespace rt
+}  // namespace simt
+
+#else
+// ============================================================================================
+// Host branch: simt/ CPU execution layer. simt/host/runtime.hpp provides exactly the same
+// names: the macros above, simt_cg::, the intrinsics, and simt::rt::{stream_t, error_t,
+// kSuccess, error_string, LaunchConfig, launch, max_active_clusters, DeviceProps,
+// device_props, memcpy_d2h, memcpy_h2d, memset_async, stream_sync, device_malloc,
+// device_free, last_error, is_device_pointer} with the same signatures, answered by the
+// virtual device (simt/host/virtual_device.hpp).
+// ============================================================================================
+#define SIMT_IS_HOST_EMULATION 1
+#include "simt/host/runtime.hpp"
+#endif

@@ -1,0 +1,2 @@
+bad(){ asm volatile("nop"); }
+__shared__ int x;
