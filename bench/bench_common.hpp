@@ -1,0 +1,98 @@
+// bench_common.hpp -- shared pieces of the GPU benchmarks (topk_v2_bench, bf16_bench):
+// loading an ABI plugin with dlopen, the timing method of design/performance_anchors.md
+// (spin kernel before the start event, CUDA events around one launch, warm-up + timed launches,
+// median), the one-read floor, a deterministic host RNG, and CSV/markdown output helpers.
+#pragma once
+
+#include <dsv4/indexer_abi.h>
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace dsv4_bench {
+
+// ---- plugin ------------------------------------------------------------------------------------
+struct Plugin {
+  void* handle = nullptr;
+  std::string path;
+  dsv4_capabilities caps{};
+  dsv4_topk_v2_plan_fn plan = nullptr;
+  dsv4_topk_v2_plan_is_written_fn plan_is_written = nullptr;
+  dsv4_topk_v2_transform_paged_fn transform_paged = nullptr;
+  dsv4_topk_bf16_small_transform_fn bf16_small = nullptr;
+  dsv4_read_row_paths_fn read_row_paths = nullptr;
+  dsv4_check_status_fn check_status = nullptr;
+
+  // Loads `path`, checks the ABI version and queries the capabilities. false + err on failure.
+  bool load(const std::string& path, std::string& err);
+  ~Plugin();
+};
+
+// "name", or "name(count)+name(count)" for mixed rows; "" when the plugin has no path report.
+std::string summarize_paths(const Plugin& p, cudaStream_t st, int64_t rows);
+const char* path_name(int32_t path);
+
+// ---- options -----------------------------------------------------------------------------------
+struct Options {
+  std::string plugin;           // --plugin PATH
+  std::string csv;              // --csv PATH
+  int warmup = 10;              // --warmup N
+  int iters = 60;               // --iters N
+  double spin_us = 100.0;       // --spin-us X: GPU busy time before each start event
+  bool quick = false;           // --quick: a small subset of the grid (smoke test)
+};
+// Parses argv; prints usage and returns false on --help or a bad argument.
+bool parse_options(int argc, char** argv, const char* prog, const char* default_plugin, Options& o);
+
+// ---- timing ------------------------------------------------------------------------------------
+// Median of `iters` launches (after `warmup`), each timed by events around `launch` with the GPU
+// kept busy by a spin kernel enqueued just before the start event. `launch` returns false (with a
+// message) to abort. Returns < 0 on error (err set).
+double time_median_us(cudaStream_t st, const Options& o, const std::function<bool(std::string&)>& launch,
+                      std::string& err);
+// The launch term: an empty kernel timed with the same method.
+double empty_kernel_us(cudaStream_t st, const Options& o);
+// A vectorized read-and-reduce over n floats (n % 4 == 0, 16-byte aligned) timed the same way.
+double read_kernel_us(cudaStream_t st, const Options& o, const void* data, int64_t bytes);
+// Device copy bandwidth in bytes/s, counted as (read + write) bytes of a device-to-device
+// cudaMemcpy of 1 GiB, median of several copies. The floor of one read of N bytes is N / bw.
+double copy_bandwidth_bytes_per_s(cudaStream_t st);
+
+// ---- data --------------------------------------------------------------------------------------
+// splitmix64-seeded xoshiro256** with Box-Muller normals: the same bits on every machine.
+class Rng {
+ public:
+  explicit Rng(uint64_t seed);
+  uint64_t next();
+  double uniform();  // [0, 1)
+  float normal();
+  // Random permutation of 0..n-1 (Fisher-Yates).
+  std::vector<int32_t> permutation(int64_t n);
+ private:
+  uint64_t s_[4];
+  bool have_spare_ = false;
+  double spare_ = 0.0;
+};
+
+// ---- output ------------------------------------------------------------------------------------
+std::string fmt_us(double us);  // "12.3", or "-" when us < 0
+std::string csv_escape(const std::string& s);
+std::string gpu_name();
+
+#define BENCH_CUDA(call)                                                                   \
+  do {                                                                                     \
+    cudaError_t e_ = (call);                                                               \
+    if (e_ != cudaSuccess) {                                                               \
+      std::fprintf(stderr, "CUDA error %s at %s:%d: %s\n", cudaGetErrorName(e_), __FILE__, \
+                   __LINE__, cudaGetErrorString(e_));                                      \
+      std::exit(2);                                                                        \
+    }                                                                                      \
+  } while (0)
+
+}  // namespace dsv4_bench
