@@ -41,7 +41,10 @@ void candidates_expected(const CandidateRow& row, int64_t k, int32_t page_size, 
   map.page_bits = log2_exact(page_size / 8);
   auto emit = [&](int64_t slot, int64_t id) {
     (*blocks)[slot] = static_cast<int32_t>(id);
-    const int64_t p = map.apply(id);
+    int64_t p = map.apply(id);
+    // Entry range of candidate_block_table.md §2: t <= INT32_MAX >> log2(page_size), so that the
+    // consumer's pool slot 8 * map(id) + 7 fits int32 (tighter than the generic transform's).
+    if (p != kFail && (p >> map.page_bits) > (kPad >> log2_exact(page_size))) p = kFail;
     (*pages)[slot] = static_cast<int32_t>(p);
     if (p == kFail) c |= 1u << 5;
   };

@@ -1,0 +1,26 @@
+// harness/cli/cmd_show.cpp -- `dsv4-harness show FILE...`: a case file as readable text.
+#include <cstdio>
+
+#include "cli_common.hpp"
+#include "codec.hpp"
+
+int cmd_show(int argc, char** argv) {
+  using namespace dsv4::harness;
+  cli::CommonArgs a;
+  const std::string err = cli::parse_common(argc, argv, 2, &a);
+  if (!err.empty() || a.files.empty()) {
+    std::fprintf(stderr, "show: %s\nusage: dsv4-harness show FILE...\n", err.empty() ? "no file given" : err.c_str());
+    return 2;
+  }
+  int rc = 0;
+  for (const auto& f : a.files) {
+    try {
+      const Case c = read_case_file(f);
+      std::printf("# %s\n%s", f.c_str(), show_case(c).c_str());
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "show: %s\n", e.what());
+      rc = 2;
+    }
+  }
+  return rc;
+}

@@ -1,0 +1,24 @@
+// harness/corpus.cpp -- corpus writer: files named by the SHA-1 of their bytes.
+#include <filesystem>
+#include <fstream>
+
+#include "codec.hpp"
+#include "report.hpp"
+#include "sha1.hpp"
+
+namespace dsv4::harness {
+
+std::string write_corpus_file(const std::string& dir, const Case& c) {
+  const std::vector<uint8_t> bytes = encode_case(c);
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) throw CodecError(dir + ": cannot create directory: " + ec.message());
+  const std::string path = (std::filesystem::path(dir) / sha1_hex(bytes.data(), bytes.size())).string();
+  std::ofstream f(path, std::ios::binary | std::ios::trunc);
+  if (!f) throw CodecError(path + ": cannot open for writing");
+  f.write(reinterpret_cast<const char*>(bytes.data()), std::streamsize(bytes.size()));
+  if (!f) throw CodecError(path + ": write error");
+  return path;
+}
+
+}  // namespace dsv4::harness

@@ -1,0 +1,47 @@
+// harness/sha1.cpp -- SHA-1 written from the FIPS 180-4 description.
+#include "sha1.hpp"
+
+#include <cstdio>
+#include <vector>
+
+namespace dsv4::harness {
+namespace {
+
+uint32_t rotl(uint32_t x, int n) { return (x << n) | (x >> (32 - n)); }
+
+void block(uint32_t h[5], const uint8_t* p) {
+  uint32_t w[80];
+  for (int t = 0; t < 16; ++t)
+    w[t] = (uint32_t(p[4 * t]) << 24) | (uint32_t(p[4 * t + 1]) << 16) | (uint32_t(p[4 * t + 2]) << 8) | p[4 * t + 3];
+  for (int t = 16; t < 80; ++t) w[t] = rotl(w[t - 3] ^ w[t - 8] ^ w[t - 14] ^ w[t - 16], 1);
+  uint32_t a = h[0], b = h[1], c = h[2], d = h[3], e = h[4];
+  for (int t = 0; t < 80; ++t) {
+    uint32_t f, k;
+    if (t < 20) { f = (b & c) | (~b & d); k = 0x5A827999u; }
+    else if (t < 40) { f = b ^ c ^ d; k = 0x6ED9EBA1u; }
+    else if (t < 60) { f = (b & c) | (b & d) | (c & d); k = 0x8F1BBCDCu; }
+    else { f = b ^ c ^ d; k = 0xCA62C1D6u; }
+    const uint32_t tmp = rotl(a, 5) + f + e + k + w[t];
+    e = d; d = c; c = rotl(b, 30); b = a; a = tmp;
+  }
+  h[0] += a; h[1] += b; h[2] += c; h[3] += d; h[4] += e;
+}
+
+}  // namespace
+
+std::string sha1_hex(const uint8_t* data, size_t size) {
+  uint32_t h[5] = {0x67452301u, 0xEFCDAB89u, 0x98BADCFEu, 0x10325476u, 0xC3D2E1F0u};
+  size_t full = size / 64;
+  for (size_t i = 0; i < full; ++i) block(h, data + 64 * i);
+  std::vector<uint8_t> tail(data + 64 * full, data + size);
+  tail.push_back(0x80);
+  while (tail.size() % 64 != 56) tail.push_back(0);
+  const uint64_t bits = uint64_t(size) * 8;
+  for (int i = 7; i >= 0; --i) tail.push_back(uint8_t(bits >> (8 * i)));
+  for (size_t i = 0; i < tail.size(); i += 64) block(h, tail.data() + i);
+  char out[41];
+  for (int i = 0; i < 5; ++i) std::snprintf(out + 8 * i, 9, "%08x", h[i]);
+  return std::string(out, 40);
+}
+
+}  // namespace dsv4::harness

@@ -1,0 +1,188 @@
+// simt/race/race.cpp -- the race flavour (target simt_race): a schedule-independent detector of
+// shared-memory data races. Kernel TUs are compiled with clang's TSan instrumentation
+// (-fsanitize=thread, func entry/exit off) but linked against the hooks in race_hooks.cpp
+// instead of the TSan runtime. Every access inside a shared-memory arena of the running cluster
+// is checked against an exact per-byte shadow (last writer, last reader) keyed by
+// (thread, block-barrier generation, cluster phase, warp clock). Two accesses conflict iff
+// different threads, at least one write, not both atomic, and not ordered by a __syncthreads
+// (same block), a completed cluster barrier, or a warp collective (vector clocks).
+#include <dlfcn.h>
+
+#include <cstdio>
+#include <cstring>
+#include <vector>
+
+#include "simt/src/internal.hpp"
+
+namespace simt::detail {
+
+bool g_race_on = true;
+
+namespace {
+
+struct Acc {
+  uint32_t tid1;   // cluster thread index + 1; 0 = none
+  uint32_t bar;    // accessor block's barrier generation
+  uint32_t phase;  // accessor's cluster arrivals at the access
+  uint32_t clk;    // accessor's own warp-clock entry
+  uintptr_t pc;
+  bool atomic;
+};
+struct Shadow {
+  Acc w, r;
+};
+struct Region {
+  char* lo = nullptr;
+  char* hi = nullptr;
+  std::vector<Shadow> shadow;
+  bool exited = false;
+};
+struct BlockRegions {
+  Region stat, dyn;
+};
+std::vector<BlockRegions> g_regions;  // by cluster rank
+size_t g_hwm = 0;                     // highest static arena byte ever shadowed
+bool g_in_hook = false;
+
+std::string symbolize(uintptr_t pc) {
+  if (!pc) return "<unknown pc>";
+  Dl_info info;
+  char buf[512];
+  if (dladdr(reinterpret_cast<void*>(pc), &info) && info.dli_fname) {
+    uintptr_t off = pc - reinterpret_cast<uintptr_t>(info.dli_fbase) - 1;
+    std::snprintf(buf, sizeof buf, "llvm-symbolizer --obj='%s' 0x%lx 2>/dev/null", info.dli_fname,
+                  static_cast<unsigned long>(off));
+    if (FILE* p = popen(buf, "r")) {
+      std::string fn, loc;
+      if (std::fgets(buf, sizeof buf, p)) fn = buf;
+      if (std::fgets(buf, sizeof buf, p)) loc = buf;
+      pclose(p);
+      while (!fn.empty() && fn.back() == '\n') fn.pop_back();
+      while (!loc.empty() && loc.back() == '\n') loc.pop_back();
+      if (!loc.empty() && loc.rfind("??", 0) != 0) return loc + " (" + fn + ")";
+    }
+  }
+  std::snprintf(buf, sizeof buf, "pc 0x%lx", static_cast<unsigned long>(pc));
+  return buf;
+}
+
+const Thread* thread_of(uint32_t tid1) {
+  const Launch& L = *g_launch;
+  const uint32_t i = tid1 - 1;
+  return &L.blocks[i / L.tpb].threads[i % L.tpb];
+}
+
+bool ordered(const Acc& p, const Thread* t, bool atomic) {
+  if (p.tid1 == 0 || p.tid1 == t->index + 1) return true;
+  if (p.atomic && atomic) return true;
+  if (t->cl_waits > p.phase) return true;  // a cluster barrier p arrived at after its access
+  const Thread* pt = thread_of(p.tid1);
+  if (pt->block != t->block) return false;
+  if (p.bar != static_cast<uint32_t>(t->block->bar_gen)) return true;  // a __syncthreads in between
+  if (pt->warp == t->warp && t->vc[pt->lane] >= p.clk) return true;  // a warp collective in between
+  return false;
+}
+
+[[noreturn]] void race_report(const Acc& p, bool p_write, const Thread* t, bool write, uintptr_t pc,
+                              const Region& reg, const char* base_name, size_t off, unsigned rank) {
+  const Thread* pt = thread_of(p.tid1);
+  fail("shared-memory data race",
+       std::string(write ? "write" : "read") + " by " + who(t) + " at " + symbolize(pc) + "\n  conflicts with " +
+           (p_write ? "write" : "read") + " by " + who(pt) + " at " + symbolize(p.pc) + "\n  address: " +
+           base_name + " shared memory of cluster rank " + std::to_string(rank) + ", byte offset " +
+           std::to_string(off) + " (no __syncthreads / cluster barrier / warp collective orders them)");
+  (void)reg;
+}
+
+}  // namespace
+
+void race_block_begin(Block& b) {
+  if (g_regions.size() < g_launch->bpc) g_regions.resize(g_launch->bpc);
+  BlockRegions& r = g_regions[b.rank];
+  r.stat.lo = b.arena;
+  r.stat.hi = b.arena + kArenaBytes;
+  r.stat.exited = false;
+  if (r.stat.shadow.size() < kArenaBytes) r.stat.shadow.resize(kArenaBytes);
+  g_hwm = std::max(g_hwm, shared_static_top() + 64);
+  std::memset(static_cast<void*>(r.stat.shadow.data()), 0, std::min(g_hwm, kArenaBytes) * sizeof(Shadow));
+  r.dyn.lo = b.dyn;
+  r.dyn.hi = b.dyn + b.dyn_size;
+  r.dyn.exited = false;
+  r.dyn.shadow.assign(b.dyn_size, Shadow{});
+}
+
+void race_block_end(Block& b) {
+  if (b.rank < g_regions.size()) {
+    g_regions[b.rank].stat.exited = true;
+    g_regions[b.rank].dyn.exited = true;
+  }
+}
+
+void race_collective(Warp& w, uint32_t mask) {
+  uint32_t join[32] = {};
+  for (unsigned l = 0; l < 32; ++l)
+    if ((mask >> l) & 1u)
+      for (unsigned k = 0; k < 32; ++k) join[k] = std::max(join[k], w.lanes[l]->vc[k]);
+  for (unsigned l = 0; l < 32; ++l)
+    if ((mask >> l) & 1u) {
+      std::memcpy(w.lanes[l]->vc, join, sizeof join);
+      ++w.lanes[l]->vc[l];
+    }
+}
+
+void race_atomic(const void* p, unsigned) {
+  if (g_cur) cur_thread()->atomic_addr = p;
+}
+
+void race_access(const void* addr, size_t size, bool write, uintptr_t pc) {
+  if (g_in_hook || !g_cur || !g_launch || size == 0) return;
+  const char* a = static_cast<const char*>(addr);
+  Region* reg = nullptr;
+  unsigned rank = 0;
+  const char* kind = "static";
+  for (unsigned i = 0; i < g_regions.size() && i < g_launch->bpc; ++i) {
+    Region& s = g_regions[i].stat;
+    Region& d = g_regions[i].dyn;
+    if (a >= s.lo && a < s.hi) { reg = &s; rank = i; break; }
+    if (a >= d.lo && a < d.hi) { reg = &d; rank = i; kind = "dynamic"; break; }
+  }
+  if (!reg) return;
+  g_in_hook = true;
+  Thread* t = cur_thread();
+  if (reg->exited) {
+    g_in_hook = false;
+    fail("cluster shared-memory use after exit",
+         who(t) + " accessed the shared memory of cluster rank " + std::to_string(rank) +
+             ", which has exited, at " + symbolize(pc));
+  }
+  Block& owner = g_launch->blocks[rank];
+  if (&owner != t->block && static_cast<int64_t>(t->cl_arrives) >= owner.remote_phase) {
+    owner.remote_phase = t->cl_arrives;  // feeds the schedule-independent lifetime check
+    owner.remote_thread = t;
+    owner.remote_site = Site{"(DSMEM access)", 0};
+  }
+  const bool atomic = t->atomic_addr == addr;
+  const Acc me{t->index + 1, static_cast<uint32_t>(t->block->bar_gen), t->cl_arrives, t->vc[t->lane], pc, atomic};
+  const size_t off0 = static_cast<size_t>(a - reg->lo);
+  const size_t n = std::min<size_t>(size, static_cast<size_t>(reg->hi - a));
+  for (size_t i = 0; i < n; ++i) {
+    Shadow& s = reg->shadow[off0 + i];
+    if (!ordered(s.w, t, atomic)) {
+      g_in_hook = false;
+      race_report(s.w, true, t, write, pc, *reg, kind, off0 + i, rank);
+    }
+    if (write) {
+      if (!ordered(s.r, t, atomic)) {
+        g_in_hook = false;
+        race_report(s.r, false, t, write, pc, *reg, kind, off0 + i, rank);
+      }
+      s.w = me;
+      s.r = Acc{};
+    } else {
+      s.r = me;
+    }
+  }
+  g_in_hook = false;
+}
+
+}  // namespace simt::detail

@@ -1,0 +1,129 @@
+// simt/src/fiber.cpp -- fcontext fibers with ASan switch annotations; mmap'd guarded stacks.
+#include "simt/src/fiber.hpp"
+
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+
+namespace simt::detail {
+
+namespace {
+size_t page_size() {
+  static const size_t p = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  return p;
+}
+size_t default_stack_size() {
+  if (const char* e = std::getenv("SIMT_STACK_KB")) {
+    long kb = std::strtol(e, nullptr, 10);
+    if (kb >= 16) return static_cast<size_t>(kb) * 1024;
+  }
+  return SIMT_ASAN ? 256 * 1024 : 64 * 1024;
+}
+}  // namespace
+
+StackPool::~StackPool() { release_free(); }
+
+void StackPool::release_free() {
+  for (const Stack& s : free_) munmap(s.base - page_size(), s.size + page_size());
+  free_.clear();
+}
+
+void StackPool::set_size(size_t bytes) {
+  size_t p = page_size();
+  if (bytes < 16 * 1024) bytes = 16 * 1024;
+  size_ = (bytes + p - 1) / p * p;
+  release_free();
+}
+
+Stack StackPool::get() {
+  if (size_ == 0) set_size(default_stack_size());
+  if (!free_.empty()) {
+    Stack s = free_.back();
+    free_.pop_back();
+    return s;
+  }
+  size_t p = page_size();
+  void* m = mmap(nullptr, size_ + p, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+                 -1, 0);
+  if (m == MAP_FAILED) {
+    std::fprintf(stderr, "simt: cannot mmap a %zu-byte fiber stack\n", size_ + p);
+    std::abort();
+  }
+  mprotect(m, p, PROT_NONE);  // guard page: overflow -> SIGSEGV
+  Stack s;
+  s.base = static_cast<char*>(m) + p;
+  s.size = size_;
+  s.id = next_id_++;
+  return s;
+}
+
+void StackPool::put(const Stack& s) {
+  if (s.size != size_) {  // size changed meanwhile: drop it
+    munmap(s.base - page_size(), s.size + page_size());
+    return;
+  }
+  SIMT_UNPOISON(s.base, s.size);  // a discarded fiber may leave poisoned frames behind
+  free_.push_back(s);
+}
+
+StackPool& stack_pool() {
+  static StackPool pool;
+  return pool;
+}
+
+namespace {
+void trampoline(bctx::transfer_t t) {
+  Fiber* f = static_cast<Fiber*>(t.data);
+  f->caller = t.fctx;
+#if SIMT_ASAN
+  __sanitizer_finish_switch_fiber(nullptr, &f->caller_bottom, &f->caller_size);
+#endif
+  f->fn(f);
+  f->finish();
+}
+}  // namespace
+
+void Fiber::start(const Stack& s, void (*f)(Fiber*), void* u) {
+  stack = s;
+  fn = f;
+  user = u;
+  // Stack colouring: offset each top by a different number of cache lines (0..63 lines).
+  size_t colour = (static_cast<size_t>(s.id) * 7 % 64) * 64;
+  char* top = s.base + s.size - colour;
+  ctx = bctx::make_fcontext(top, s.size - colour, &trampoline);
+}
+
+void Fiber::resume() {
+#if SIMT_ASAN
+  void* fake = nullptr;
+  __sanitizer_start_switch_fiber(&fake, stack.base, stack.size);
+#endif
+  bctx::transfer_t t = bctx::jump_fcontext(ctx, this);
+#if SIMT_ASAN
+  __sanitizer_finish_switch_fiber(fake, nullptr, nullptr);
+#endif
+  ctx = t.fctx;
+}
+
+void Fiber::suspend() {
+#if SIMT_ASAN
+  __sanitizer_start_switch_fiber(&fake_stack, caller_bottom, caller_size);
+#endif
+  bctx::transfer_t t = bctx::jump_fcontext(caller, nullptr);
+#if SIMT_ASAN
+  __sanitizer_finish_switch_fiber(fake_stack, &caller_bottom, &caller_size);
+#endif
+  caller = t.fctx;
+}
+
+void Fiber::finish() {
+#if SIMT_ASAN
+  __sanitizer_start_switch_fiber(nullptr, caller_bottom, caller_size);
+#endif
+  bctx::jump_fcontext(caller, nullptr);
+  __builtin_unreachable();
+}
+
+}  // namespace simt::detail

@@ -1,0 +1,185 @@
+// tests/kernels/topk_v2/gpu/topk_v2_gpu_smoke.cu -- GPU smoke + timing of OUR Top-K v2 (built by
+// scripts/gpu/topk_v2_gpu.sh with the kernels linked in). Every forced path and the automatic
+// dispatch at production shapes, single-bin families (threshold-bin overflow at both widths),
+// signed zeros, -inf, NaN; a self-contained exact check (sorted value multiset, prefix of v
+// valid slots, distinct in-range positions, guard columns). Then CUDA-event timings of the
+// automatic dispatch. Prints one line per case; exit status 1 if any case fails.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "dsv4/indexer_abi.h"
+
+namespace {
+
+constexpr int kGuard = 4;
+constexpr int32_t kFill = -12345;
+
+uint32_t okey(float x) {  // order key with +-0 equal
+  uint32_t u;
+  std::memcpy(&u, &x, 4);
+  if ((u & 0x7FFFFFFFu) == 0) return 0x80000000u;
+  return (u & 0x80000000u) ? ~u : (u | 0x80000000u);
+}
+
+void fill(std::vector<float>& row, int n, int family, std::mt19937& g) {
+  std::normal_distribution<float> nd;
+  std::uniform_real_distribution<float> u(0, 1);
+  for (int i = 0; i < n; ++i) {
+    float v = nd(g);
+    switch (family) {
+      case 1: v = i < n / 3 ? -1.0f : 1.0f + u(g) * 0.001f; break;    // distinct, 12-bit bin 3008, largest last
+      case 2: v = i < n / 3 ? -1.0f : 1.0f + u(g) * 0.05f; break;     // 10-bit bin 752
+      case 3: v = (0.5f + u(g)) * 1e-30f; break;                       // tiny: zero bins
+      case 4: v = g() % 4 ? 65520.0f + u(g) * 1e6f : INFINITY; break;  // huge
+      case 5: v = i % 97 == 0 ? nd(g) : -INFINITY; break;             // neg-inf, few finite
+      case 6: v = g() % 8 ? -0.0f : (g() % 2 ? 0.0f : std::fabs(v)); break;  // signed zeros
+      case 7: v = g() % 16 == 0 ? NAN : v; break;                      // NaN sprinkles
+      case 8: v = (i & 1) ? 1.0f : std::nextafter(1.0f, 2.0f); break;  // ties
+      default: break;
+    }
+    row[i] = v;
+  }
+}
+
+struct Stat { int pass = 0, fail = 0; };
+
+#define CK(x) do { cudaError_t e_ = (x); if (e_ != cudaSuccess) { std::printf("CUDA %s: %s\n", #x, cudaGetErrorString(e_)); std::exit(2); } } while (0)
+
+bool check_row(const float* x, int n, int K, const int32_t* got, std::string* why) {
+  if (n <= K) {
+    for (int s = 0; s < K; ++s)
+      if (got[s] != (s < n ? s : -1)) { *why = "trivial slot " + std::to_string(s); return false; }
+    return true;
+  }
+  std::vector<uint32_t> keys;
+  for (int i = 0; i < n; ++i) if (!std::isnan(x[i])) keys.push_back(okey(x[i]));
+  const int v = std::min<int>(K, static_cast<int>(keys.size()));
+  std::sort(keys.rbegin(), keys.rend());
+  keys.resize(v);
+  std::vector<uint32_t> sel;
+  std::vector<char> seen(n, 0);
+  for (int s = 0; s < K; ++s) {
+    const int p = got[s];
+    if (s >= v) { if (p != -1) { *why = "slot not -1 after prefix"; return false; } continue; }
+    if (p < 0 || p >= n) { *why = "position out of range " + std::to_string(p); return false; }
+    if (seen[p]++) { *why = "duplicate position"; return false; }
+    if (std::isnan(x[p])) { *why = "NaN selected"; return false; }
+    sel.push_back(okey(x[p]));
+  }
+  std::sort(sel.rbegin(), sel.rend());
+  if (sel != keys) { *why = "value multiset differs"; return false; }
+  return true;
+}
+
+void set_force(int path) {
+  dsv4_config c;
+  std::memset(&c, 0xff, sizeof c);
+  c.struct_size = sizeof c;
+  c.force_path = path;
+  c.early_read = 0;
+  dsv4_set_config(&c, nullptr);
+}
+
+// Runs one case; returns true when exact. time_us >= 0 requests a timing of `reps` transforms.
+bool run_case(int B, int L, int K, int family, int path, unsigned seed, double* time_us, int reps) {
+  set_force(path);
+  std::mt19937 g(seed);
+  const int S = (L + 3) / 4 * 4, OS = K + kGuard;
+  std::vector<float> h(static_cast<size_t>(B) * S, 0.0f);
+  std::vector<int32_t> lens(B);
+  for (int b = 0; b < B; ++b) {
+    lens[b] = (b % 5 == 4) ? std::max(0, L - 1 - static_cast<int>(g() % 1000)) : L;
+    std::vector<float> row(L);
+    fill(row, L, family, g);
+    std::copy(row.begin(), row.end(), h.begin() + static_cast<size_t>(b) * S);
+  }
+  float* ds; int32_t *dl, *dout, *dmeta;
+  CK(cudaMalloc(&ds, h.size() * 4));
+  CK(cudaMalloc(&dl, B * 4));
+  CK(cudaMalloc(&dout, static_cast<size_t>(B) * OS * 4));
+  CK(cudaMalloc(&dmeta, static_cast<size_t>(B + 1) * 8));
+  CK(cudaMemcpy(ds, h.data(), h.size() * 4, cudaMemcpyHostToDevice));
+  CK(cudaMemcpy(dl, lens.data(), B * 4, cudaMemcpyHostToDevice));
+  std::vector<int32_t> out(static_cast<size_t>(B) * OS, kFill);
+  CK(cudaMemcpy(dout, out.data(), out.size() * 4, cudaMemcpyHostToDevice));
+  dsv4_tensor ts{ds, DSV4_FLOAT32, 2, {B, L}, {S, 1}}, tl{dl, DSV4_INT32, 1, {B, 0}, {1, 0}};
+  dsv4_tensor to{dout, DSV4_INT32, 2, {B, K}, {OS, 1}}, tm{dmeta, DSV4_INT32, 2, {B + 1, 2}, {2, 1}};
+  dsv4_message m{};
+  int32_t written = 0;
+  dsv4_topk_v2_plan_is_written(B, &written, &m);
+  bool ok = true;
+  if (written && dsv4_topk_v2_plan(&tl, &tm, -1, nullptr, 0, &m) != DSV4_OK) { std::printf("plan: %s\n", m.text); ok = false; }
+  if (dsv4_topk_v2_transform_paged(&ts, &tl, nullptr, &to, 1, &tm, nullptr, nullptr, 0, &m) != DSV4_OK) {
+    std::printf("transform: %s\n", m.text);
+    ok = false;
+  }
+  dsv4_device_status st{};
+  dsv4_check_status(nullptr, &st, &m);
+  std::vector<int32_t> paths(B, -1);
+  dsv4_read_row_paths(nullptr, paths.data(), B, &m);
+  CK(cudaMemcpy(out.data(), dout, out.size() * 4, cudaMemcpyDeviceToHost));
+  std::string why;
+  int bad_row = -1;
+  for (int b = 0; b < B && ok; ++b) {
+    for (int gcol = 0; gcol < kGuard; ++gcol)
+      if (out[static_cast<size_t>(b) * OS + K + gcol] != kFill) { why = "guard column written"; ok = false; }
+    if (ok && !check_row(h.data() + static_cast<size_t>(b) * S, lens[b], K, out.data() + static_cast<size_t>(b) * OS, &why)) ok = false;
+    if (!ok) bad_row = b;
+  }
+  if (st.code_mask != 0) { ok = false; why += " status mask " + std::to_string(st.code_mask); }
+  if (time_us && ok) {
+    cudaEvent_t e0, e1;
+    cudaEventCreate(&e0);
+    cudaEventCreate(&e1);
+    for (int i = 0; i < 10; ++i) dsv4_topk_v2_transform_paged(&ts, &tl, nullptr, &to, 1, &tm, nullptr, nullptr, 0, &m);
+    cudaEventRecord(e0);
+    for (int i = 0; i < reps; ++i) dsv4_topk_v2_transform_paged(&ts, &tl, nullptr, &to, 1, &tm, nullptr, nullptr, 0, &m);
+    cudaEventRecord(e1);
+    cudaEventSynchronize(e1);
+    float ms = 0;
+    cudaEventElapsedTime(&ms, e0, e1);
+    *time_us = 1000.0 * ms / reps;
+  }
+  std::printf("%s B=%d L=%d K=%d family=%d force=%d path[0]=%d path[B-1]=%d%s%s\n", ok ? "PASS" : "FAIL", B, L, K,
+              family, path, paths[0], paths[B - 1], ok ? "" : (" row " + std::to_string(bad_row) + ": ").c_str(),
+              ok ? "" : why.c_str());
+  cudaFree(ds); cudaFree(dl); cudaFree(dout); cudaFree(dmeta);
+  return ok;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const bool quick = argc > 1 && std::string(argv[1]) == "--quick";
+  int fails = 0;
+  struct Shape { int B, L; };
+  const Shape shapes[] = {{8, 4096}, {8, 8193}, {4, 16385}, {4, 40000}, {1, 131072}, {8, 131072}, {40, 131072}};
+  const int paths[] = {0, 2, 3, 4, 5, 6, 7};
+  for (const Shape& s : shapes)
+    for (int path : paths)
+      for (int K : {512, 2048})
+        for (int family = 0; family <= 8; ++family) {
+          if (quick && family % 3) continue;
+          if (!run_case(s.B, s.L, K, family, path, 1000u * s.B + s.L + K + family, nullptr, 0)) ++fails;
+        }
+  set_force(0);
+  std::printf("\n| B | L | K | us (auto path, transform only, plan excluded) |\n|---:|---:|---:|---:|\n");
+  const Shape perf[] = {{1, 4096}, {1, 16384}, {1, 24576}, {1, 32768}, {1, 65536}, {1, 131072}, {15, 65536},
+                        {16, 65536}, {16, 131072}, {64, 4096}, {64, 16384}, {64, 32768}, {64, 65536},
+                        {64, 131072}, {512, 4096}, {512, 16384}, {512, 65536}, {512, 131072}};
+  for (const Shape& s : perf)
+    for (int K : {512, 2048}) {
+      double us = -1;
+      if (!run_case(s.B, s.L, K, 0, 0, 7, &us, 50)) ++fails;
+      std::printf("| %d | %d | %d | %.1f |\n", s.B, s.L, K, us);
+    }
+  std::printf("\n%d failing cases\n", fails);
+  return fails ? 1 : 0;
+}

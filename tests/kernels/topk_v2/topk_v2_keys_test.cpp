@@ -1,0 +1,75 @@
+// tests/kernels/topk_v2/topk_v2_keys_test.cpp -- the coarse key, bins and the RNE lower bound of
+// the kernels (kernels/topk_v2/topk_v2_keys.cuh, host side of the SIMT_HD functions) against the
+// independent integer reference of oracle/fp16_reference.hpp: exhaustive over bins at both widths
+// (bug class 2), sampled over fp32 bit patterns for the bins, plus the spec's landmarks.
+#include <gtest/gtest.h>
+
+#include "kernels/topk_v2/topk_v2_keys.cuh"
+#include "oracle/fp16_reference.hpp"
+#include "tests/kernels/topk_v2/topk_v2_test_util.hpp"
+
+namespace topk = dsv4::ours::topk;
+namespace orc = dsv4::oracle;
+
+TEST(TopkV2Keys, LowerBoundMatchesReferenceForEveryBinAtBothWidths) {
+  for (int w : {12, 10}) {
+    int mismatches = 0;
+    for (int b = 0; b < (1 << w); ++b) {
+      const float got = topk::coarse_bin_lower_bound(b, w);
+      const float want = orc::coarse_bin_lower_bound_reference(static_cast<uint32_t>(b), w);
+      if (topk::f32_bits(got) != topk::f32_bits(want)) {
+        if (++mismatches <= 5)
+          ADD_FAILURE() << "w=" << w << " bin " << b << ": LB " << std::hexfloat << got << " want " << want;
+      }
+    }
+    EXPECT_EQ(mismatches, 0) << "w = " << w;
+  }
+}
+
+TEST(TopkV2Keys, LowerBoundSeparatesBins) {
+  for (int w : {12, 10})
+    for (int b = topk::neg_inf_bin(w) + 1; b <= topk::inf_bin(w); ++b) {
+      const float lb = topk::coarse_bin_lower_bound(b, w);
+      ASSERT_EQ(topk::coarse_bin(lb, w), b) << "w=" << w << " b=" << b;
+      const float below = std::nextafter(lb, -tk::inf());
+      ASSERT_EQ(topk::coarse_bin(below, w), b - 1) << "w=" << w << " b=" << b;
+    }
+}
+
+TEST(TopkV2Keys, BinsAndKeysMatchReferenceOnSampledBitPatterns) {
+  int bad = 0;
+  for (uint64_t u = 0; u <= 0xFFFFFFFFull; u += 4093) {
+    const float x = tk::bits(static_cast<uint32_t>(u));
+    for (int w : {12, 10})
+      if (static_cast<uint32_t>(topk::coarse_bin(x, w)) != orc::bin_w_reference(x, w) && ++bad < 5)
+        ADD_FAILURE() << std::hex << "bits 0x" << u << " w " << std::dec << w;
+    if (!topk::is_nan(x) && topk::key32(x) != orc::key32_reference(x) && ++bad < 5)
+      ADD_FAILURE() << std::hex << "key32 of 0x" << u;
+  }
+  EXPECT_EQ(bad, 0);
+}
+
+TEST(TopkV2Keys, SpecLandmarks) {
+  EXPECT_EQ(topk::coarse_bin(tk::qnan(), 12), 4095);
+  EXPECT_EQ(topk::coarse_bin(-tk::qnan(), 10), 1023);
+  EXPECT_EQ(topk::coarse_bin(tk::inf(), 12), 4032);
+  EXPECT_EQ(topk::coarse_bin(65520.0f, 10), 1008);
+  EXPECT_EQ(topk::coarse_bin(65504.0f, 12), 4031);
+  EXPECT_EQ(topk::coarse_bin(1.0f, 12), 3008);
+  EXPECT_EQ(topk::coarse_bin(1.0f, 10), 752);
+  EXPECT_EQ(topk::coarse_bin(0.0f, 12), 2048);
+  EXPECT_EQ(topk::coarse_bin(-0.0f, 12), 2047);
+  EXPECT_EQ(topk::coarse_bin(-0.0f, 10), 511);
+  EXPECT_EQ(topk::coarse_bin(-1.0f, 12), 1087);
+  EXPECT_EQ(topk::coarse_bin(-1.0f, 10), 271);
+  EXPECT_EQ(topk::coarse_bin(-std::numeric_limits<float>::max(), 12), 63);
+  EXPECT_EQ(topk::coarse_bin(-tk::inf(), 10), 15);
+  // worked example of §4.5: bin 1024 (12-bit)
+  EXPECT_EQ(topk::f32_bits(topk::coarse_bin_lower_bound(1024, 12)), 0xBFFFEFFFu);
+  EXPECT_EQ(topk::coarse_bin(tk::bits(0xBFFFF000u), 12), 1023);
+  EXPECT_EQ(topk::f32_bits(topk::coarse_bin_lower_bound(64, 12)), 0xC77FEFFFu);
+  EXPECT_EQ(topk::coarse_bin_lower_bound(4032, 12), 65520.0f);
+  EXPECT_EQ(topk::coarse_bin_lower_bound(4033, 12), tk::inf());
+  EXPECT_EQ(topk::coarse_bin_lower_bound(3, 12), -tk::inf());
+  EXPECT_TRUE(topk::is_nan(topk::pad_value()) || DSV4_FAULT_TOPK_PAD_NEG_FLT_MAX);
+}

@@ -1,0 +1,140 @@
+// tests/kernels/topk_v2/topk_v2_paths_test.cpp -- every dispatch path forced at small sizes (the
+// simt instantiation: 128 threads, Register2 <= 1024, Register4 <= 2048 lanes), all output modes,
+// path invariance, the threshold-bin refinement (tie capacity lowered) and the automatic choice.
+#include "tests/kernels/topk_v2/topk_v2_test_util.hpp"
+
+#include <algorithm>
+#include <map>
+
+namespace {
+
+using tk::Case;
+using tk::Cfg;
+
+const int kPaths[] = {DSV4_PATH_REGISTER2, DSV4_PATH_REGISTER4, DSV4_PATH_STREAMING,
+                      DSV4_PATH_CLUSTER8, DSV4_PATH_CLUSTER16, DSV4_PATH_POOL};
+
+int threads() {
+  dsv4_capabilities caps{};
+  dsv4_query_capabilities(&caps, nullptr);
+  return caps.block_threads;
+}
+
+// B rows of mixed lengths (trivial, K+1, register sizes, beyond) filled with a value family.
+Case mixed_case(int K, int L, unsigned seed, int family) {
+  const int lens[] = {0, K, K + 1, L / 3, L / 2 + 1, L - 1, L};
+  Case c(7, L, K);
+  std::mt19937 g(seed);
+  std::normal_distribution<float> nd;
+  for (int b = 0; b < c.B; ++b) {
+    c.lens[b] = std::min(lens[b], L);
+    for (int i = 0; i < L; ++i) {
+      float v = nd(g);
+      if (family == 1) v = static_cast<float>(static_cast<int>(v * 2));          // heavy ties
+      if (family == 2) v = (g() % 3 == 0) ? -tk::inf() : v;                     // -inf
+      if (family == 3) v = (g() % 5 == 0) ? tk::qnan() : v;                     // NaN sprinkles
+      if (family == 4) v = (g() % 2) ? -0.0f : ((g() % 4) ? 0.0f : v);          // signed zeros
+      c.row(b)[i] = v;
+    }
+  }
+  return c;
+}
+
+bool holds(int path, int n_lanes) {
+  const int T = threads();
+  if (path == DSV4_PATH_REGISTER2) return n_lanes <= T * 8;
+  if (path == DSV4_PATH_REGISTER4) return n_lanes <= T * 16;
+  return true;
+}
+
+TEST(TopkV2Paths, EveryForcedPathIsExactInEveryMode) {
+  const int L = 3 * threads() * 4 + 5;  // beyond Register2 and up to Register4 and streaming rows
+  for (int path : kPaths) {
+    Cfg cfg;
+    cfg.c.force_path = path;
+    cfg.apply();
+    for (int mode = 0; mode < 3; ++mode)
+      for (int family = 0; family < 5; ++family) {
+        Case c = mixed_case(64, L, 100 * path + 10 * mode + family, family);
+        if (mode >= 1) c.identity_table(64);
+        c.dual = mode == 2;
+        tk::Result r = tk::run(c);
+        ASSERT_EQ(r.rc, DSV4_OK) << r.msg;
+        EXPECT_ORACLE(c, r);
+        EXPECT_TRUE(r.guards_ok);
+        EXPECT_TRUE(r.scores_unchanged);
+        EXPECT_EQ(r.st.s.code_mask, 0u);
+        for (int b = 0; b < c.B; ++b) {
+          if (c.lens[b] <= c.K) { EXPECT_EQ(r.paths[b], DSV4_PATH_TRIVIAL); continue; }
+          if (holds(path, c.lens[b])) EXPECT_EQ(r.paths[b], path) << "row " << b << " n " << c.lens[b];
+        }
+      }
+  }
+}
+
+TEST(TopkV2Paths, PathInvarianceSameValueMultiset) {
+  const int L = 2 * threads() * 4;
+  Case base = mixed_case(48, L, 7, 1);
+  std::map<int, std::vector<std::vector<uint32_t>>> got;
+  for (int path : kPaths) {
+    Cfg cfg;
+    cfg.c.force_path = path;
+    cfg.apply();
+    Case c = base;
+    tk::Result r = tk::run(c);
+    ASSERT_EQ(r.rc, DSV4_OK) << r.msg;
+    EXPECT_ORACLE(c, r);
+    for (int b = 0; b < c.B; ++b) got[path].push_back(tk::selected_keys(c, r, b));
+  }
+  for (int path : kPaths) EXPECT_EQ(got[path], got[DSV4_PATH_STREAMING]) << "path " << path;
+}
+
+// tie capacity 0..small: the radix refinement over the row runs on every path.
+TEST(TopkV2Paths, RefinementOverTheRowWhenTieCapacityIsLow) {
+  const int L = 2 * threads() * 4 - 3;
+  for (int path : kPaths)
+    for (int cap : {0, 5}) {
+      Cfg cfg;
+      cfg.c.force_path = path;
+      cfg.c.tie_capacity = cap;
+      cfg.apply();
+      for (int family : {0, 1, 4}) {
+        Case c = mixed_case(32, L, 31 * path + cap + family, family);
+        tk::Result r = tk::run(c);
+        ASSERT_EQ(r.rc, DSV4_OK) << r.msg;
+        EXPECT_ORACLE(c, r);
+      }
+    }
+}
+
+// Automatic dispatch with small tunables: each path is reached without forcing.
+TEST(TopkV2Paths, AutomaticChoiceReachesEveryPath) {
+  const int T = threads();
+  struct Want { int B, L, n, path; };
+  const Want wants[] = {
+      {2, T * 8, T * 8, DSV4_PATH_REGISTER2},   {2, T * 16, T * 16, DSV4_PATH_REGISTER4},
+      {2, T * 16 + 8, T * 16 + 8, DSV4_PATH_STREAMING}, {3, 5000, 5000, DSV4_PATH_CLUSTER16},
+      {5, 5000, 5000, DSV4_PATH_CLUSTER8},      {9, 5000, 5000, DSV4_PATH_POOL}};
+  for (const Want& w : wants) {
+    Cfg cfg;
+    cfg.c.cluster_floor_small = 4096;
+    cfg.c.cluster_floor_large = 4096;
+    cfg.c.plan_t_min = 4096;
+    cfg.c.inject_probe_c8 = 6;
+    cfg.c.inject_probe_c16 = 3;
+    cfg.apply();
+    Case c(w.B, w.L, 100);
+    std::mt19937 g(w.path);
+    std::uniform_real_distribution<float> u(-10, 10);
+    for (auto& x : c.scores) x = u(g);
+    c.lens.assign(w.B, w.n);
+    c.static_threshold = 0;
+    tk::Result r = tk::run(c);
+    ASSERT_EQ(r.rc, DSV4_OK) << r.msg;
+    EXPECT_ORACLE(c, r);
+    EXPECT_EQ(r.paths[0], w.path) << "B " << w.B << " L " << w.L;
+    EXPECT_EQ(r.plan_written, w.path == DSV4_PATH_POOL ? 1 : 0);
+  }
+}
+
+}  // namespace
