@@ -19,6 +19,13 @@ if(DSV4_SANITIZE)
 endif()
 if(DSV4_LIBFUZZER)
   list(APPEND DSV4_HOST_SAN_FLAGS -fsanitize=fuzzer-no-link)
+  # Every executable links the coverage-instrumented libraries: those without libFuzzer's main
+  # (CLI, tests) need the SanitizerCoverage callbacks, i.e. libFuzzer without main (fuzz-work addition).
+  execute_process(COMMAND ${CMAKE_CXX_COMPILER} -print-file-name=libclang_rt.fuzzer_no_main-x86_64.a
+                  OUTPUT_VARIABLE DSV4_FUZZER_NO_MAIN OUTPUT_STRIP_TRAILING_WHITESPACE)
+  if(EXISTS "${DSV4_FUZZER_NO_MAIN}")
+    link_libraries(${DSV4_FUZZER_NO_MAIN})
+  endif()
 endif()
 
 # Host (C/CXX) targets get the sanitizer flags; CUDA sources never do.

@@ -36,6 +36,13 @@ struct HostBuf {
   template <class T> const T& at(int64_t r, int64_t c) const {
     return reinterpret_cast<const T*>(bytes.data())[offset + r * stride + c];
   }
+  // Pointer to element (r, c), or nullptr when the buffer holds no bytes (safe for empty views).
+  template <class T> T* ptr(int64_t r, int64_t c) {
+    return bytes.empty() ? nullptr : reinterpret_cast<T*>(bytes.data()) + (offset + r * stride + c);
+  }
+  template <class T> const T* ptr(int64_t r, int64_t c) const {
+    return bytes.empty() ? nullptr : reinterpret_cast<const T*>(bytes.data()) + (offset + r * stride + c);
+  }
   template <class T> T* data() { return reinterpret_cast<T*>(bytes.data()) + offset; }
   template <class T> const T* data() const { return reinterpret_cast<const T*>(bytes.data()) + offset; }
 };

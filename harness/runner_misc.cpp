@@ -8,7 +8,7 @@ namespace {
 
 const int32_t* table_row(const HostBuf& table, int64_t b) {
   if (!table.present || table.cols == 0) return nullptr;
-  return &table.at<int32_t>(table.stride == 0 ? 0 : b, 0);
+  return table.ptr<int32_t>(table.stride == 0 ? 0 : b, 0);
 }
 
 uint32_t row_code_mask(const Case& c, int64_t batch, int64_t capacity) {
@@ -61,12 +61,12 @@ void drive_bf16(Ctx& x) {
     oracle::TopkRow r;
     r.n = seq_len_of(c, b);
     r.expect = expected_row_code(c, b) ? oracle::RowExpect::RowError : oracle::RowExpect::Normal;
-    if (r.expect == oracle::RowExpect::Normal) r.values_bf16 = &m.scores.at<uint16_t>(b, 0);
+    if (r.expect == oracle::RowExpect::Normal) r.values_bf16 = m.scores.ptr<uint16_t>(b, 0);
     r.transform.kind = oracle::Transform::PageTable;
     r.transform.table = table_row(m.page_table, b);
     r.transform.table_width = m.page_table.cols;
     r.transform.page_bits = m.page_bits;
-    r.got = &got.at<int32_t>(b, 0);
+    r.got = got.ptr<int32_t>(b, 0);
     args.rows.push_back(r);
   }
   uint32_t codes_seen = 0;
@@ -103,8 +103,8 @@ void drive_amax8(Ctx& x) {
     oracle::Amax8Row r;
     r.n = seq_len_of(c, b);
     r.row_error = expected_row_code(c, b) != 0;
-    if (!r.row_error) r.scores = &m.scores.at<float>(b, 0);
-    r.got = &got.at<float>(b, 0);
+    if (!r.row_error) r.scores = m.scores.ptr<float>(b, 0);
+    r.got = got.ptr<float>(b, 0);
     r.sentinel = sentinel.data();
     args.rows.push_back(r);
   }
@@ -144,12 +144,12 @@ void drive_candidates(Ctx& x) {
   for (int64_t b = 0; b < B; ++b) {
     oracle::CandidateRow r;
     r.n = seq_len_of(c, b);
-    r.blocks_in = &m.blocks_in.at<int32_t>(b, 0);
+    r.blocks_in = m.blocks_in.ptr<int32_t>(b, 0);
     r.table = table_row(m.page_table, b);
     r.table_width = m.page_table.cols;
     r.row_error = expected_row_code(c, b, capacity) != 0;
-    r.got_blocks = &gb.at<int32_t>(b, 0);
-    r.got_pages = &gp.at<int32_t>(b, 0);
+    r.got_blocks = gb.ptr<int32_t>(b, 0);
+    r.got_pages = gp.ptr<int32_t>(b, 0);
     args.rows.push_back(r);
   }
   uint32_t codes_seen = 0;

@@ -92,7 +92,8 @@ void drive_pipeline(Ctx& x) {
     x.out.reason = "consumer width k2*8 = " + std::to_string(K2 * 8) + " above bf16_len_max";
     return;
   }
-  std::vector<int32_t> len(size_t(B)), nblk(size_t(B)), vlen(size_t(B));
+  const size_t nrows = static_cast<size_t>(B);
+  std::vector<int32_t> len(nrows), nblk(nrows), vlen(nrows);
   for (int64_t b = 0; b < B; ++b) {
     len[size_t(b)] = seq_len_of(c, b);
     nblk[size_t(b)] = (len[size_t(b)] + 7) / 8;
@@ -100,11 +101,13 @@ void drive_pipeline(Ctx& x) {
     vlen[size_t(b)] = n == 0 ? 0 : int32_t(8 * (std::min<int64_t>(nblk[size_t(b)], K2) - 1) + ((n - 1) % 8) + 1);
   }
   const int64_t Kk = ((((L + 7) / 8) + 3) / 4) * 4;
+  std::vector<char> contract_holds(nrows, 0);  // README §2 contract 1 conditions, per row
   const int64_t key_stride = std::max<int64_t>(Kk + 4, 4);
 
   // (2) block amax
   Outcome sa;
   Ctx a(c, x.impl, x.be, x.opt, sa);
+  a.m.batch = B;
   auto* logits = a.add("logits", BufRole::Input, m.scores);
   auto* lens = a.add("seq_lens", BufRole::Input, m.seq_lens);
   auto* keys = a.add("keys", BufRole::Output, make_output_image(DSV4_FLOAT32, B, Kk, key_stride, kOutputSentinelF32));
@@ -123,8 +126,8 @@ void drive_pipeline(Ctx& x) {
       for (int64_t b = 0; b < B; ++b) {
         oracle::Amax8Row r;
         r.n = len[size_t(b)];
-        r.scores = &m.scores.at<float>(b, 0);
-        r.got = &got.at<float>(b, 0);
+        r.scores = m.scores.ptr<float>(b, 0);
+        r.got = got.ptr<float>(b, 0);
         r.sentinel = sentinel.data();
         args.rows.push_back(r);
       }
@@ -139,6 +142,7 @@ void drive_pipeline(Ctx& x) {
   // (3) block selection: Top-K v2 paged, INDICES, K = k2, lengths nblk (+ plan)
   Outcome sb;
   Ctx s3(c, x.impl, x.be, x.opt, sb);
+  s3.m.batch = B;
   auto* kin = s3.add("keys", BufRole::Input, keys_host);
   auto* nl = s3.add("nblk", BufRole::Input, vec_buf(nblk));
   auto* blocks = s3.add("blocks", BufRole::Output,
@@ -173,8 +177,8 @@ void drive_pipeline(Ctx& x) {
       for (int64_t b = 0; b < B; ++b) {
         oracle::TopkRow r;
         r.n = nblk[size_t(b)];
-        r.values_f32 = &keys_host.at<float>(b, 0);
-        r.got = &got.at<int32_t>(b, 0);
+        r.values_f32 = keys_host.ptr<float>(b, 0);
+        r.got = got.ptr<int32_t>(b, 0);
         args.rows.push_back(r);
       }
       merge_check(sb, oracle::check_topk(args));
@@ -188,6 +192,7 @@ void drive_pipeline(Ctx& x) {
           if (!fp::is_nan(u)) ++non_nan;
         }
         const bool holds = nb <= K2 || (pos_inf - 1 <= K2 - 1 && non_nan >= K2);
+        contract_holds[size_t(b)] = holds;
         if (!holds || nb == 0) continue;
         std::set<int32_t> ids;
         for (int64_t t = 0; t < K2; ++t) {
@@ -209,6 +214,7 @@ void drive_pipeline(Ctx& x) {
   // (4) candidate table
   Outcome sc;
   Ctx s4(c, x.impl, x.be, x.opt, sc);
+  s4.m.batch = B;
   HostBuf blocks_in = blocks_host;
   auto* bl = s4.add("blocks", BufRole::InOut, blocks_in);
   auto* tl4 = s4.add("seq_lens", BufRole::Input, m.seq_lens);
@@ -235,12 +241,12 @@ void drive_pipeline(Ctx& x) {
       for (int64_t b = 0; b < B; ++b) {
         oracle::CandidateRow r;
         r.n = len[size_t(b)];
-        r.blocks_in = &blocks_host.at<int32_t>(b, 0);
-        r.table = m.page_table.cols ? &m.page_table.at<int32_t>(m.page_table.stride ? b : 0, 0) : nullptr;
+        r.blocks_in = blocks_host.ptr<int32_t>(b, 0);
+        r.table = m.page_table.cols ? m.page_table.ptr<int32_t>(m.page_table.stride ? b : 0, 0) : nullptr;
         r.table_width = m.page_table.cols;
         r.row_error = (nblk[size_t(b)] > K2 && nblk[size_t(b)] > capacity);
-        r.got_blocks = &gb.at<int32_t>(b, 0);
-        r.got_pages = &gp.at<int32_t>(b, 0);
+        r.got_blocks = gb.ptr<int32_t>(b, 0);
+        r.got_pages = gp.ptr<int32_t>(b, 0);
         args.rows.push_back(r);
       }
       merge_check(sc, oracle::check_candidates(args, &codes));
@@ -273,6 +279,7 @@ void drive_pipeline(Ctx& x) {
     }
   Outcome sd;
   Ctx s5(c, x.impl, x.be, x.opt, sd);
+  s5.m.batch = B;
   auto* cs = s5.add("consumer_scores", BufRole::Input, cons);
   auto* vl = s5.add("valid_len", BufRole::Input, vec_buf(vlen));
   auto* ph = s5.add("phys_blocks", BufRole::Input, phys_host);
@@ -293,21 +300,22 @@ void drive_pipeline(Ctx& x) {
       for (int64_t b = 0; b < B; ++b) {
         oracle::TopkRow r;
         r.n = vlen[size_t(b)];
-        r.values_bf16 = &cons.at<uint16_t>(b, 0);
+        r.values_bf16 = cons.ptr<uint16_t>(b, 0);
         r.transform.kind = oracle::Transform::PageTable;
-        r.transform.table = &phys_host.at<int32_t>(b, 0);
+        r.transform.table = phys_host.ptr<int32_t>(b, 0);
         r.transform.table_width = K2;
         r.transform.page_bits = 3;
-        r.got = &got.at<int32_t>(b, 0);
+        r.got = got.ptr<int32_t>(b, 0);
         args.rows.push_back(r);
       }
       merge_check(sd, oracle::check_topk(args, &codes));
-      // End to end (injective index tables): every final slot inverts to a real position of a
-      // selected block.
+      // End to end (injective index tables, rows where the composition contract holds): every
+      // final slot inverts to a real position of a selected block.
       const bool injective = c.table_kind != TableKind::Random && c.table_injections.empty();
       const int32_t pbits = page_bits_of(c.shape.page_size);
       for (int64_t b = 0; injective && b < B; ++b) {
-        const int32_t* trow = m.page_table.cols ? &m.page_table.at<int32_t>(m.page_table.stride ? b : 0, 0) : nullptr;
+        if (!contract_holds[size_t(b)]) continue;
+        const int32_t* trow = m.page_table.cols ? m.page_table.ptr<int32_t>(m.page_table.stride ? b : 0, 0) : nullptr;
         std::set<int64_t> selected;
         for (int64_t t = 0; t < K2; ++t) selected.insert(sorted.at<int32_t>(b, t));
         for (int64_t t = 0; t < K; ++t) {

@@ -54,6 +54,7 @@ std::string metadata_violation(const Case& c, const Materialized& m, const dsv4_
       const int64_t k2 = sh.k2 > 0 ? sh.k2 : 2048;
       if (k <= 0 || k > 2048) return "final k = " + s(k) + " outside (0, 2048]";
       if (k2 <= 0 || k2 > 2048) return "block k2 = " + s(k2) + " outside (0, 2048]";
+      if (sh.width == 0) return "L = 0 (zero-width logits)";
       if (S % 8 != 0) return "logits row stride " + s(S) + " not a multiple of 8";
       if ((sh.base_offset * 4) % 32 != 0) return "logits base not 32-byte aligned";
       if (!pow2(sh.page_size) || sh.page_size < 8) return "index page_size " + s(sh.page_size) + " not a power of two >= 8";
@@ -105,9 +106,12 @@ std::string checked_violation(const Case& c, const Materialized& m, const dsv4_c
       case KernelId::TopkV2Plan:
         if (n < 0) return at + " negative";
         break;
-      case KernelId::Pipeline:
+      case KernelId::Pipeline: {
         if (n < 0 || n > L) return at + " outside [0, L=" + s(L) + "]";
+        const int64_t nb = (n + 7) / 8, bpp = c.shape.page_size / 8 > 0 ? c.shape.page_size / 8 : 1;
+        if (W < (nb + bpp - 1) / bpp) return "index page table width " + s(W) + " does not cover " + at;
         break;
+      }
     }
   }
   (void)caps;

@@ -16,7 +16,7 @@ HostBuf metadata_image(int64_t batch) {
 
 const int32_t* table_row(const Materialized& m, const HostBuf& table, int64_t b) {
   if (!table.present || table.cols == 0) return nullptr;
-  return &table.at<int32_t>(table.stride == 0 ? 0 : b, 0);
+  return table.ptr<int32_t>(table.stride == 0 ? 0 : b, 0);
 }
 
 // Whole-row expectation shared by the paged and ragged checks.
@@ -95,15 +95,15 @@ void drive_topk_paged(Ctx& x) {
     oracle::TopkRow r;
     r.n = seq_len_of(c, b);
     r.expect = row_expect(c, b);
-    if (r.expect == oracle::RowExpect::Normal) r.values_f32 = &m.scores.at<float>(b, 0);
+    if (r.expect == oracle::RowExpect::Normal) r.values_f32 = m.scores.ptr<float>(b, 0);
     if (table) {
       r.transform.kind = oracle::Transform::PageTable;
       r.transform.table = table_row(m, m.page_table, b);
       r.transform.table_width = m.page_table.cols;
       r.transform.page_bits = m.page_bits;
     }
-    r.got = &got.at<int32_t>(b, 0);
-    if (got_raw) r.got_raw = &got_raw->at<int32_t>(b, 0);
+    r.got = got.ptr<int32_t>(b, 0);
+    if (got_raw) r.got_raw = got_raw->ptr<int32_t>(b, 0);
     args.rows.push_back(r);
   }
   uint32_t codes_seen = 0;
@@ -152,10 +152,10 @@ void drive_topk_ragged(Ctx& x) {
     oracle::TopkRow r;
     r.n = seq_len_of(c, b);
     r.expect = row_expect(c, b);
-    if (r.expect == oracle::RowExpect::Normal) r.values_f32 = &m.scores.at<float>(b, row_start_of(c, b));
+    if (r.expect == oracle::RowExpect::Normal) r.values_f32 = m.scores.ptr<float>(b, row_start_of(c, b));
     r.transform.kind = oracle::Transform::Identity;
     r.transform.offset = out_offset_of(c, b);
-    r.got = &got.at<int32_t>(b, 0);
+    r.got = got.ptr<int32_t>(b, 0);
     args.rows.push_back(r);
   }
   uint32_t codes_seen = 0;

@@ -71,7 +71,7 @@ SIMT_DEVICE bool owned_by_pool(const Args& a, int b, int n) {
 }
 
 template <bool kR4>
-SIMT_KERNEL void SIMT_LAUNCH_BOUNDS(kThreads, 2) topk_main_kernel(Args a) {
+SIMT_KERNEL void SIMT_LAUNCH_BOUNDS(kThreads, DSV4_TOPK_MAIN_MIN_BLOCKS) topk_main_kernel(Args a) {
   SIMT_SHARED(Smem, sm, );
   const int b = blockIdx.x;
   int n = 0;

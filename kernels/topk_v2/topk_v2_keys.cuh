@@ -20,7 +20,12 @@ constexpr int kBitsCluster = 10;                   // cluster paths
 constexpr int kHistBins = 1 << kBitsSingle;
 constexpr int kRegister2Max = kThreads * 2 * 4;
 constexpr int kRegister4Max = kThreads * 4 * 4;
-constexpr int kChunkVecs = 128;                    // cluster rank interleave: 128 vectors per chunk
+constexpr int kChunkVecs = 128;
+// CTAs/SM of the main kernel's launch bounds (spec: 2). 1 lifts the 32-register cap (no spills of
+// the Register4 row) at half the resident rows; scripts/gpu/topk_v2_gpu.sh times both.
+#ifndef DSV4_TOPK_MAIN_MIN_BLOCKS
+#define DSV4_TOPK_MAIN_MIN_BLOCKS 2
+#endif                    // cluster rank interleave: 128 vectors per chunk
 static_assert(kThreads % 32 == 0 && kThreads >= 64, "block size must be whole warps");
 
 SIMT_HD unsigned f32_bits(float x) {

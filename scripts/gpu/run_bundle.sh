@@ -19,7 +19,8 @@
 #   gpu_lane_summary.txt  one line per test: verdict, seconds, name; then the totals
 #   gpu_lane_junit.xml    JUnit-style XML of the same
 #   gpu_lane_failures.tgz the property suites' failure files (repro cases), when there are any
-# Exit status: 0 when nothing failed (skips and budget-notrun allowed), 1 otherwise.
+# Verdicts: pass, fail, skip (exit 77), timeout, missing (target not built), notrun (budget).
+# Exit status: 0 when nothing failed or timed out, 1 otherwise.
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
 REPO="$PWD"
@@ -83,7 +84,12 @@ trap cleanup EXIT
 libdirs=$(find "$BUNDLE/tree" -name '*.so*' -printf '%h\n' 2>/dev/null | sort -u | tr '\n' ':')
 export LD_LIBRARY_PATH="$BUNDLE/lib:${libdirs}/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}"
 export DSV4_BACKEND=cuda
-[ -f "$BUNDLE/tree/kernels/libdsv4_ours_cuda.so" ] && export DSV4_IMPL="$BUNDLE/tree/kernels/libdsv4_ours_cuda.so"
+# Our CUDA plugin is the default implementation through its baked path (now valid, see above);
+# only if that path is still missing, name the bundled plugin explicitly (a caller's DSV4_IMPL wins).
+if [ -z "${DSV4_IMPL:-}" ] && [ ! -f "$BUILD_DIR/kernels/libdsv4_ours_cuda.so" ] &&
+   [ -f "$BUNDLE/tree/kernels/libdsv4_ours_cuda.so" ]; then
+  export DSV4_IMPL="$BUNDLE/tree/kernels/libdsv4_ours_cuda.so"
+fi
 export PATH="/usr/local/cuda/bin:$PATH"
 
 {
@@ -94,6 +100,12 @@ export PATH="/usr/local/cuda/bin:$PATH"
   echo "DSV4_IMPL=${DSV4_IMPL:-<unset>} DSV4_BACKEND=$DSV4_BACKEND"
   echo "LD_LIBRARY_PATH=$LD_LIBRARY_PATH"
   [ -n "$MADE_LINK" ] && echo "linked $MADE_LINK -> $BUNDLE/tree"
+  # Built on another image: show unresolved libraries / symbol versions early.
+  for f in "$BUNDLE"/tree/kernels/libdsv4_ours_cuda.so "$BUNDLE"/tree/tests/gpu/test_gpu_occupancy_probe; do
+    [ -f "$f" ] || continue
+    miss=$(ldd "$f" 2>&1 | grep -E "not found|version .* not found")
+    echo "ldd $(basename "$f"): ${miss:-all libraries resolved}"
+  done
   echo "options: only_gpu=$ONLY_GPU all=$ALL filter='$FILTER' exclude='$EXCLUDE' timeout=$TIMEOUT budget=$BUDGET"
 } 2>&1 | tee -a "$LOG"
 
@@ -106,6 +118,11 @@ while IFS=$'\t' read -r name labels will_fail skip_rc ttimeout wd env cmd; do
   elapsed=$(( $(date +%s) - start ))
   if [ "$elapsed" -ge "$BUDGET" ]; then
     printf '%s\t%s\t%s\t%s\n' "$name" notrun 0 "budget of ${BUDGET}s spent" >>"$RESULTS"
+    continue
+  fi
+  if [ "$cmd" = "-" ]; then
+    printf '%s\t%s\t%s\t%s\n' "$name" missing 0 "target not built into the bundle" >>"$RESULTS"
+    echo "---- $name: missing (target not built into the bundle)" | tee -a "$LOG"
     continue
   fi
   limit=$TIMEOUT
@@ -152,12 +169,12 @@ with open(summary, "w") as f:
 with open(junit, "w") as f:
     f.write('<?xml version="1.0" encoding="UTF-8"?>\n')
     f.write(f'<testsuite name="dsv4-gpu-lane" tests="{len(rows)}" failures="{count.get("fail", 0) + count.get("timeout", 0)}" '
-            f'skipped="{count.get("skip", 0) + count.get("notrun", 0)}">\n')
+            f'skipped="{count.get("skip", 0) + count.get("notrun", 0) + count.get("missing", 0)}">\n')
     for name, verdict, secs, info in rows:
         f.write(f'  <testcase name={quoteattr(name)} time="{secs}">')
         if verdict in ("fail", "timeout"):
             f.write(f'<failure message={quoteattr(verdict + ": " + info)}/>')
-        elif verdict in ("skip", "notrun"):
+        elif verdict in ("skip", "notrun", "missing"):
             f.write(f'<skipped message={quoteattr(info)}/>')
         f.write("</testcase>\n")
     f.write("</testsuite>\n")

@@ -48,7 +48,12 @@ trap '[ -n "$MADE_LINK" ] && [ -L "$MADE_LINK" ] && rm -f "$MADE_LINK"' EXIT
 libdirs=$(find "$BUNDLE/tree" -name '*.so*' -printf '%h\n' 2>/dev/null | sort -u | tr '\n' ':')
 export LD_LIBRARY_PATH="$BUNDLE/lib:${libdirs}/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}"
 export DSV4_BACKEND=cuda
-[ -f "$BUNDLE/tree/kernels/libdsv4_ours_cuda.so" ] && export DSV4_IMPL="$BUNDLE/tree/kernels/libdsv4_ours_cuda.so"
+# Our CUDA plugin is the default implementation through its baked path (now valid, see above);
+# only if that path is still missing, name the bundled plugin explicitly (a caller's DSV4_IMPL wins).
+if [ -z "${DSV4_IMPL:-}" ] && [ ! -f "$BUILD_DIR/kernels/libdsv4_ours_cuda.so" ] &&
+   [ -f "$BUNDLE/tree/kernels/libdsv4_ours_cuda.so" ]; then
+  export DSV4_IMPL="$BUNDLE/tree/kernels/libdsv4_ours_cuda.so"
+fi
 export DSV4_FAILURE_DIR="$BUNDLE/tree/failures"
 export DSV4_GPU_PDL_REQUIRE_OVERLAP=0  # the sanitizer serializes kernels
 

@@ -64,7 +64,14 @@ void StackPool::put(const Stack& s) {
     munmap(s.base - page_size(), s.size + page_size());
     return;
   }
-  SIMT_UNPOISON(s.base, s.size);  // a discarded fiber may leave poisoned frames behind
+  // A discarded fiber may leave poisoned frames anywhere; a finished one only in the few frames
+  // at the top, which the next fiber on this stack overwrites with the same frames.
+  if (s.dirty) {
+    SIMT_UNPOISON(s.base, s.size);
+  } else {
+    size_t top = s.size < 16384 ? s.size : 16384;
+    SIMT_UNPOISON(s.base + s.size - top, top);
+  }
   free_.push_back(s);
 }
 
@@ -74,14 +81,29 @@ StackPool& stack_pool() {
 }
 
 namespace {
-void trampoline(bctx::transfer_t t) {
-  Fiber* f = static_cast<Fiber*>(t.data);
-  f->caller = t.fctx;
+Fiber* g_landing = nullptr;  // the fiber being switched to (a new fiber learns itself from it)
+
+void on_land(bctx::transfer_t t, Fiber* self) {
+  Fiber* from = static_cast<Fiber*>(t.data);
+  from->ctx = t.fctx;
 #if SIMT_ASAN
-  __sanitizer_finish_switch_fiber(nullptr, &f->caller_bottom, &f->caller_size);
+  const void* bottom = nullptr;
+  size_t size = 0;
+  __sanitizer_finish_switch_fiber(self->fake_stack, &bottom, &size);
+  if (from->is_main) {  // the scheduler's stack bounds, needed to switch back to it
+    from->stack.base = static_cast<char*>(const_cast<void*>(bottom));
+    from->stack.size = size;
+  }
+#else
+  (void)self;
 #endif
-  f->fn(f);
-  f->finish();
+}
+
+void trampoline(bctx::transfer_t t) {
+  Fiber* self = g_landing;
+  on_land(t, self);
+  self->fn(self);
+  __builtin_unreachable();  // fn ends with exit_fiber
 }
 }  // namespace
 
@@ -89,40 +111,42 @@ void Fiber::start(const Stack& s, void (*f)(Fiber*), void* u) {
   stack = s;
   fn = f;
   user = u;
+  finished = false;
+#if SIMT_ASAN
+  fake_stack = s.asan_fake;
+#endif
   // Stack colouring: offset each top by a different number of cache lines (0..63 lines).
   size_t colour = (static_cast<size_t>(s.id) * 7 % 64) * 64;
   char* top = s.base + s.size - colour;
   ctx = bctx::make_fcontext(top, s.size - colour, &trampoline);
 }
 
-void Fiber::resume() {
+Stack Fiber::release() {
+  Stack s = stack;
 #if SIMT_ASAN
-  void* fake = nullptr;
-  __sanitizer_start_switch_fiber(&fake, stack.base, stack.size);
+  s.asan_fake = fake_stack;
 #endif
-  bctx::transfer_t t = bctx::jump_fcontext(ctx, this);
-#if SIMT_ASAN
-  __sanitizer_finish_switch_fiber(fake, nullptr, nullptr);
-#endif
-  ctx = t.fctx;
+  s.dirty = !finished;
+  return s;
 }
 
-void Fiber::suspend() {
+void switch_fiber(Fiber* from, Fiber* to) {
+  g_landing = to;
 #if SIMT_ASAN
-  __sanitizer_start_switch_fiber(&fake_stack, caller_bottom, caller_size);
+  __sanitizer_start_switch_fiber(&from->fake_stack, to->stack.base, to->stack.size);
 #endif
-  bctx::transfer_t t = bctx::jump_fcontext(caller, nullptr);
-#if SIMT_ASAN
-  __sanitizer_finish_switch_fiber(fake_stack, &caller_bottom, &caller_size);
-#endif
-  caller = t.fctx;
+  bctx::transfer_t t = bctx::jump_fcontext(to->ctx, from);
+  on_land(t, from);
 }
 
-void Fiber::finish() {
+void exit_fiber(Fiber* from, Fiber* to) {
+  from->finished = true;
+  g_landing = to;
 #if SIMT_ASAN
-  __sanitizer_start_switch_fiber(nullptr, caller_bottom, caller_size);
+  // keep (not destroy) the fake stack: it goes back to the pool with the stack
+  __sanitizer_start_switch_fiber(&from->fake_stack, to->stack.base, to->stack.size);
 #endif
-  bctx::jump_fcontext(caller, nullptr);
+  bctx::jump_fcontext(to->ctx, from);
   __builtin_unreachable();
 }
 

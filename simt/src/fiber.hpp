@@ -18,6 +18,8 @@ struct Stack {
   char* base = nullptr;  // lowest usable byte (the guard page sits just below)
   size_t size = 0;       // usable bytes
   unsigned id = 0;       // pool index, used for stack colouring
+  void* asan_fake = nullptr;  // ASan fake stack kept with the stack (creating one is costly)
+  bool dirty = true;     // a discarded fiber may leave poisoned frames anywhere on it
 };
 
 // Pool of mmap'd stacks with a PROT_NONE guard page below each. Stacks are reused (LIFO) across
@@ -40,21 +42,24 @@ class StackPool {
 StackPool& stack_pool();
 
 struct Fiber {
-  bctx::fcontext_t ctx = nullptr;     // the fiber's suspended context (scheduler side)
-  bctx::fcontext_t caller = nullptr;  // the scheduler's context (fiber side)
-  Stack stack;
+  bctx::fcontext_t ctx = nullptr;  // suspended context (valid while not running)
+  Stack stack;                     // for the main (scheduler) fiber: learned bounds under ASan
   void (*fn)(Fiber*) = nullptr;
   void* user = nullptr;
+  bool finished = false;
+  bool is_main = false;
 #if SIMT_ASAN
   void* fake_stack = nullptr;
-  const void* caller_bottom = nullptr;
-  size_t caller_size = 0;
 #endif
 
   void start(const Stack& s, void (*f)(Fiber*), void* u);
-  void resume();             // scheduler -> fiber; returns when the fiber suspends or finishes
-  void suspend();            // fiber -> scheduler
-  [[noreturn]] void finish();  // fiber -> scheduler, never resumed again
+  Stack release();  // the stack (with its ASan state) for the pool
 };
+
+// Switches from the running fiber `from` to `to` (direct fiber-to-fiber, or to/from the main
+// scheduler fiber); returns when some fiber switches back to `from`.
+void switch_fiber(Fiber* from, Fiber* to);
+// Same, but `from` has finished and is never resumed.
+[[noreturn]] void exit_fiber(Fiber* from, Fiber* to);
 
 }  // namespace simt::detail

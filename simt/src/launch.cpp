@@ -31,6 +31,10 @@ error_t launch(const LaunchConfig& c, const void* kernel, void (*invoke)(void*),
     set_last_error(cudaErrorInvalidConfiguration);
     return cudaErrorInvalidConfiguration;
   }
+  if (g_cur != nullptr) {  // a launch from inside a kernel (dynamic parallelism) is not emulated
+    set_last_error(cudaErrorNotSupported);
+    return cudaErrorNotSupported;
+  }
   const vdev::Profile& P = vdev::profile();
   const uint64_t tpb = uint64_t{b.x} * b.y * b.z;
   error_t err = cudaSuccess;

@@ -27,11 +27,37 @@ struct SplitMix {
 };
 
 SplitMix g_rng;
+Fiber g_main;  // the scheduler's own context
 // PCT state
 std::vector<uint64_t> g_pct_changes;  // decision indices where the running thread is demoted
 uint64_t g_pct_step = 0;
 uint64_t g_pct_last_steps = 0;
 Thread* g_last_run = nullptr;
+
+size_t pick(size_t n);
+
+// Makes `t` the running CUDA thread (the caller then switches to its fiber).
+void enter(Thread* t) {
+  g_last_run = t;
+  g_cur = t;
+  g_cur_static_arena = t->block->arena;
+  ++g_stats.switches;
+}
+
+// Leaves the running thread `self`: directly to the next runnable thread (no detour through the
+// scheduler), or to the scheduler when nothing is runnable or the launch was aborted. Returns
+// when `self` is resumed (or immediately if the policy picks `self` again).
+void switch_away(Thread* self) {
+  Launch& L = *g_launch;
+  if (L.aborted || L.runq.empty()) {
+    switch_fiber(&self->fiber, &g_main);
+    return;
+  }
+  Thread* next = L.runq[pick(L.runq.size())];
+  if (next == self) return;
+  enter(next);
+  switch_fiber(&self->fiber, &next->fiber);
+}
 
 }  // namespace
 
@@ -65,7 +91,7 @@ void block_current(Wait w, Site s) {
   t->wait = w;
   t->site = s;
   runq_remove(t);
-  t->fiber.suspend();
+  switch_away(t);
   if (g_launch->aborted) throw KernelAbort{};
 }
 
@@ -77,7 +103,7 @@ void wake(Thread* t) {
 
 void maybe_yield() {
   if (g_sched.policy == Policy::kRoundRobin) return;
-  cur_thread()->fiber.suspend();
+  switch_away(cur_thread());
   if (g_launch->aborted) throw KernelAbort{};
 }
 
@@ -139,6 +165,14 @@ void thread_main(Fiber* f) {
   }
   runq_remove(t);
   t->state = TState::kDone;
+  Launch& L = *g_launch;
+  Fiber* to = &g_main;
+  if (!L.aborted && !L.runq.empty()) {
+    Thread* next = L.runq[pick(L.runq.size())];
+    enter(next);
+    to = &next->fiber;
+  }
+  exit_fiber(&t->fiber, to);
 }
 
 void deadlock_report() {
@@ -176,13 +210,11 @@ void deadlock_report() {
 
 void run_queue_loop() {
   Launch& L = *g_launch;
+  g_main.is_main = true;
   while (!L.aborted && !L.runq.empty()) {
     Thread* t = L.runq[pick(L.runq.size())];
-    g_last_run = t;
-    g_cur = t;
-    g_cur_static_arena = t->block->arena;
-    ++g_stats.switches;
-    t->fiber.resume();
+    enter(t);
+    switch_fiber(&g_main, &t->fiber);
   }
   g_cur = nullptr;
   if (!L.aborted && L.cl_live > 0) deadlock_report();
@@ -253,7 +285,7 @@ void run_cluster(const std::vector<uint3>& block_ids, const uint3& cl_index) {
   run_queue_loop();
   if (g_sched.policy == Policy::kPCT) g_pct_last_steps = g_pct_step;
   // Teardown: discard every fiber (finished or not), return stacks, release shared memory.
-  for (size_t i = 0; i < n; ++i) stack_pool().put(threads[i].fiber.stack);
+  for (size_t i = 0; i < n; ++i) stack_pool().put(threads[i].fiber.release());
   for (Block& b : L.blocks) shared_block_end(b, true);  // idempotent; covers aborted blocks
   shared_cluster_end();
 }

@@ -63,8 +63,9 @@ void shared_block_begin(Block& b) {
   for (const auto& s : g_layout->slots) SIMT_UNPOISON(b.arena + s.second, s.first->size);
   const size_t dyn = g_launch->cfg.dynamic_smem;
   b.dyn_size = dyn;
-  b.dyn = static_cast<char*>(std::malloc(dyn ? dyn : 1));
-  if (!b.dyn) fail("out of memory", "cannot allocate dynamic shared memory");
+  void* d = nullptr;  // exact size (ASan redzones right after the last byte), 16-byte aligned
+  if (posix_memalign(&d, 16, dyn ? dyn : 1) != 0) fail("out of memory", "cannot allocate dynamic shared memory");
+  b.dyn = static_cast<char*>(d);
   if (g_fill_garbage) std::memset(b.dyn, kGarbage, dyn);
   if (g_race_on) race_block_begin(b);
 }

@@ -41,15 +41,16 @@ struct CandCase {
     const int64_t n_b = nb(b);
     std::vector<int32_t> ids;
     if (dist == 0) {  // uniform distinct, newest included
+      std::vector<uint8_t> used(static_cast<size_t>(n_b), 0);
+      used[n_b - 1] = 1;
       ids.push_back(static_cast<int32_t>(n_b - 1));
-      while (static_cast<int64_t>(ids.size()) < K) ids.push_back(static_cast<int32_t>(rng.uniform(0, n_b - 2)));
-      std::sort(ids.begin(), ids.end());
-      ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
-      for (int32_t x = 0; static_cast<int64_t>(ids.size()) < K; ++x)
-        if (!std::binary_search(ids.begin(), ids.end(), x)) ids.push_back(x);
+      while (static_cast<int64_t>(ids.size()) < std::min(K, n_b)) {
+        const int64_t x = rng.uniform(0, n_b - 1);
+        if (!used[x]) { used[x] = 1; ids.push_back(static_cast<int32_t>(x)); }
+      }
     } else if (dist == 1) {  // clustered: runs of 64 plus scattered
       std::vector<uint8_t> used(static_cast<size_t>(n_b), 0);
-      while (static_cast<int64_t>(ids.size()) < K) {
+      while (static_cast<int64_t>(ids.size()) < std::min(K, n_b)) {
         const bool run = rng.next() % 2;
         const int64_t s = rng.uniform(0, n_b - 1);
         for (int64_t j = 0; j < (run ? 64 : 1) && static_cast<int64_t>(ids.size()) < K && s + j < n_b; ++j)
@@ -61,6 +62,7 @@ struct CandCase {
       const int64_t s = (rng.uniform(0, n_b - K) / 32) * 32;
       for (int64_t j = 0; j < K; ++j) ids.push_back(static_cast<int32_t>(s + j));
     }
+    ids.resize(static_cast<size_t>(K), -1);  // rows with nb < K: -1 padding
     rng.shuffle(ids);
     std::copy(ids.begin(), ids.end(), brow(b));
   }

@@ -138,3 +138,35 @@ TEST(TopkV2Paths, AutomaticChoiceReachesEveryPath) {
 }
 
 }  // namespace
+
+namespace {
+
+// early_read (seq_lens read before the PDL wait) changes nothing in the results; ragged windows
+// at every start mod 4 and length mod 4 on every single-CTA path.
+TEST(TopkV2Paths, EarlyReadAndRaggedWindows) {
+  const int T = threads();
+  for (int early : {0, 1})
+    for (int path : {DSV4_PATH_AUTO, DSV4_PATH_REGISTER2, DSV4_PATH_REGISTER4, DSV4_PATH_STREAMING}) {
+      Cfg cfg;
+      cfg.c.force_path = path;
+      cfg.c.early_read = early;
+      cfg.apply();
+      Case c(8, T * 8 + 40, 32);
+      c.ragged = true;
+      std::mt19937 g(path + 17 * early);
+      std::normal_distribution<float> nd;
+      for (auto& x : c.scores) x = g() % 4 ? nd(g) : -tk::inf();
+      for (int b = 0; b < 8; ++b) {
+        c.starts[b] = b % 4 + (b / 4) * 8;
+        c.lens[b] = T * 8 - 4 + (b % 4) - (b == 7 ? T * 4 : 0);
+        c.offsets[b] = b * 1000;
+      }
+      tk::Result r = tk::run(c);
+      ASSERT_EQ(r.rc, DSV4_OK) << r.msg;
+      EXPECT_ORACLE(c, r);
+      EXPECT_TRUE(r.scores_unchanged);
+      EXPECT_TRUE(r.guards_ok);
+    }
+}
+
+}  // namespace
