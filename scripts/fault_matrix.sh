@@ -4,17 +4,25 @@
 # property test (CI-style: caught = non-zero exit) and its fuzz target on a copy of its seed corpus
 # with -max_total_time=SECONDS (caught = a crash; time-to-find = wall seconds until it stopped).
 #   scripts/fault_matrix.sh [--seconds 300] [--faults "TOPK_LB_NO_ULP TOPK_NEGZERO_ABOVE"] [--jobs 2]
+#                           [--grid-seeds] [--no-build]
+# --grid-seeds: start the fuzzer WITHOUT the bug-class trigger seeds (fuzz/seed_manifest.txt names
+# starting "cNN-"), only the upstream grids / generator families: shows the fuzzer finds the fault.
+# --no-build: reuse an existing build/fault-<NAME>.
 # Sequential and niced (shared machine). Appends one row per fault to build/fault-matrix.md.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 seconds=300
 jobs=2
+grid=0
+nobuild=0
 faults="TOPK_PAD_NEG_FLT_MAX TOPK_LB_NO_ULP TOPK_TIE_CAP_2048 TOPK_NEGZERO_ABOVE TOPK_WRITE_PAST_K TOPK_READ_PAST_SEQLEN"
 while [ $# -gt 0 ]; do
   case "$1" in
     --seconds) seconds="$2"; shift 2 ;;
     --faults) faults="$2"; shift 2 ;;
     --jobs) jobs="$2"; shift 2 ;;
+    --grid-seeds) grid=1; shift ;;
+    --no-build) nobuild=1; shift ;;
     --all) faults=$(sed -n 's/^#ifndef DSV4_FAULT_\([A-Z0-9_]*\).*/\1/p' kernels/common/faults.h | tr '\n' ' '); shift ;;
     *) echo "fault_matrix.sh: unknown argument $1" >&2; exit 2 ;;
   esac
@@ -41,27 +49,39 @@ for f in $faults; do
   [ -n "$ptest" ] || { echo "skip $f: unknown family" >&2; continue; }
   b="build/fault-$f"
   echo "== $f: configure + build $ptest $ftarget in $b" >&2
-  nice -n 10 cmake -S . -B "$b" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER=clang++ \
+  [ $nobuild = 1 ] || nice -n 10 cmake -S . -B "$b" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER=clang++ \
     -DCMAKE_C_COMPILER=clang -DDSV4_ENABLE_CUDA=OFF -DDSV4_ENABLE_BENCH=OFF -DDSV4_ENABLE_EXAMPLES=OFF \
     -DDSV4_ENABLE_FUZZ=ON -DDSV4_FAULT="$f" >"$b.configure.log" 2>&1 || { echo "configure failed: $b.configure.log" >&2; continue; }
-  nice -n 10 ninja -C "$b" -j "$jobs" "$ptest" "$ftarget" >"$b.build.log" 2>&1 || { echo "build failed: $b.build.log" >&2; tail -n 20 "$b.build.log" >&2; continue; }
+  [ $nobuild = 1 ] || nice -n 10 ninja -C "$b" -j "$jobs" "$ptest" "$ftarget" >"$b.build.log" 2>&1 || { echo "build failed: $b.build.log" >&2; tail -n 20 "$b.build.log" >&2; continue; }
   pbin=$(find "$b/properties" -name "$ptest" -type f | head -n 1)
   t0=$(date +%s)
-  DSV4_FAILURE_DIR="$b/failures-prop" nice -n 10 "$pbin" --gtest_brief=1 >"$b.prop.log" 2>&1
-  prc=$?
+  prc=0
+  if ! { [ $nobuild = 1 ] && [ $grid = 1 ]; }; then
+    DSV4_FAILURE_DIR="$b/failures-prop" nice -n 10 "$pbin" --gtest_brief=1 >"$b.prop.log" 2>&1
+    prc=$?
+  fi
   pt=$(( $(date +%s) - t0 ))
   pcaught=$([ $prc -ne 0 ] && echo yes || echo NO)
-  work="$b/fuzz-work"; rm -rf "$work"; mkdir -p "$work" "$b/failures-fuzz"
-  cp corpus/"$ftarget"/* "$work"/ 2>/dev/null || true
+  work="$b/fuzz-work"; rm -rf "$work" "$b/failures-fuzz"; mkdir -p "$work" "$b/failures-fuzz"
+  if [ $grid = 1 ]; then
+    awk -v t="$ftarget" '$1 == t && $3 !~ /^c[0-9][0-9]-/ {print $2}' fuzz/seed_manifest.txt |
+      while read -r h; do cp "corpus/$ftarget/$h" "$work"/; done
+    ftarget_label="$ftarget (grid seeds: $(ls "$work" | wc -l))"
+  else
+    cp corpus/"$ftarget"/* "$work"/ 2>/dev/null || true
+    ftarget_label="$ftarget"
+  fi
   fbin="$b/fuzz/$ftarget"
   t0=$(date +%s)
   DSV4_FAILURE_DIR="$b/failures-fuzz" nice -n 10 "$fbin" -max_total_time="$seconds" -print_final_stats=1 \
-    -artifact_prefix="$b/failures-fuzz/" -dict="fuzz/$ftarget.dict" "$work" >"$b.fuzz.log" 2>&1
+    -artifact_prefix="$b/failures-fuzz/" -dict="fuzz/$ftarget.dict" "$work" >"$b.fuzz$([ $grid = 1 ] && echo -grid).log" 2>&1
   frc=$?
   ft=$(( $(date +%s) - t0 ))
-  execs=$(grep -o 'stat::number_of_executed_units: [0-9]*' "$b.fuzz.log" | awk '{print $2}' | tail -n 1)
-  [ -n "$execs" ] || execs=$(grep -o '^#[0-9]*' "$b.fuzz.log" | tail -n 1 | tr -d '#')
+  flog="$b.fuzz$([ $grid = 1 ] && echo -grid).log"
+  execs=$(grep -o 'stat::number_of_executed_units: [0-9]*' "$flog" | awk '{print $2}' | tail -n 1)
+  [ -n "$execs" ] || execs=$(grep -o '^#[0-9]*' "$flog" | tail -n 1 | tr -d '#')
   if [ $frc -ne 0 ]; then fcaught=yes; ttf=$ft; else fcaught=NO; ttf="-"; fi
-  echo "| $f | $ptest | $pcaught | $pt | $ftarget | $fcaught | $ttf | ${execs:-?} |" | tee -a "$out"
+  if [ $nobuild = 1 ] && [ "$grid" = 1 ]; then pcaught="(not rerun)"; pt="-"; fi
+  echo "| $f | $ptest | $pcaught | $pt | $ftarget_label | $fcaught | $ttf | ${execs:-?} |" | tee -a "$out"
 done
 echo "table: $out" >&2

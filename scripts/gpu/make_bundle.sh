@@ -9,7 +9,8 @@
 # Build: Release, g++, CUDA on (sm_90a, -lineinfo from cmake/Dsv4Options.cmake), gtest /
 # rapidcheck / boost_context static, fuzz targets as replay binaries (g++ = no libFuzzer), bench
 # and examples on; `ninja -k 0` so a broken target of someone else's is reported, not fatal.
-# Bundle layout (.gpu-bundle/):
+# Bundle layout (.gpu-bundle/; tree/, lib/ and corpus/ travel packed in bundle.tar.xz and are
+# unpacked there by run_bundle.sh / sanitize.sh; the unpacked copy is kept in build/bundle-unpacked):
 #   tree/<path in the build dir>   every ELF executable and .so of the build (CTest tests, the CLI,
 #                                  fuzz replay binaries, benches, plugins), debug info stripped
 #                                  (CUDA lineinfo lives in the fatbin and is kept)
@@ -18,11 +19,13 @@
 #   manifest.tsv                   one CTest test per line (see below), paths as @BUNDLE@ / @REPO@
 #   manifest.json                  the raw `ctest --show-only=json-v1` output
 #   build_info.txt                 date, toolchain, build dir, targets that failed to build
+#   copied.txt                     the files under tree/
 # manifest.tsv columns: name, labels (comma separated), will_fail (0/1), skip_rc, timeout (s, 0 =
 # none), workdir, env (shell words), command (shell words; "-" = its target was not built).
 # Prints the bundle size and fails if it exceeds 50 MiB.
 set -uo pipefail
-cd "$(dirname "$0")/../.." || exit 1
+SELF="$(realpath "$0")"
+cd "$(dirname "$SELF")/../.." || exit 1
 REPO="$PWD"
 BUILD="$REPO/build/bundle"
 JOBS=2
@@ -32,7 +35,7 @@ while [ $# -gt 0 ]; do
     --no-build) DO_BUILD=0; shift ;;
     --jobs) JOBS="$2"; shift 2 ;;
     --build-dir) BUILD="$(realpath -m "$2")"; shift 2 ;;
-    -h|--help) sed -n '2,27p' "$0"; exit 0 ;;
+    -h|--help) awk 'NR > 1 && /^#/ {print; next} NR > 1 {exit}' "$SELF"; exit 0 ;;
     *) echo "make_bundle: unknown option $1" >&2; exit 2 ;;
   esac
 done
@@ -141,9 +144,10 @@ for m in missing:
     print("   not bundled:", m)
 PY
 
-# Strip host debug info (CUDA -lineinfo is inside .nv_fatbin and survives --strip-debug).
+# Strip host debug info and unneeded symbols (dynamic symbols stay; CUDA -lineinfo is inside the
+# .nv_fatbin section, which strip keeps).
 while IFS= read -r rel; do
-  strip --strip-debug "$BUNDLE/tree/$rel" 2>/dev/null || log "could not strip $rel"
+  strip --strip-unneeded "$BUNDLE/tree/$rel" 2>/dev/null || log "could not strip $rel"
 done <"$BUNDLE/copied.txt"
 
 cudart=$(ldd "$BUNDLE"/tree/kernels/libdsv4_ours_cuda.so 2>/dev/null | awk '/libcudart/ {print $3}')
@@ -174,10 +178,19 @@ echo "example plugins: $(grep -c '^examples/.*\.so' "$BUNDLE/copied.txt")"
   grep -E "^FAILED: " "$REPO/build/bundle-build.log" 2>/dev/null | sed 's/^/  /' || true
 } >"$BUNDLE/build_info.txt"
 
+# What travels: one xz archive of tree/ lib/ corpus/ (binaries compress ~8x) plus the small
+# text files; run_bundle.sh / sanitize.sh unpack it there (python3 tarfile, no xz binary needed).
+# The unpacked copy stays here for inspection.
+unpacked_kib=$(du -sk "$BUNDLE" | cut -f1)
+du -sk "$BUNDLE"/tree/* "$BUNDLE"/lib 2>/dev/null | sort -rn | head -n 8 | sed 's/^/   unpacked KiB /'
+STAGE="$REPO/build/bundle-unpacked"
+rm -rf "$STAGE"; mkdir -p "$STAGE"
+tar -C "$BUNDLE" -cJf "$BUNDLE/bundle.tar.xz" tree lib $( [ -d "$BUNDLE/corpus" ] && echo corpus ) ||
+  { log "tar failed"; exit 1; }
+mv "$BUNDLE/tree" "$BUNDLE/lib" "$STAGE/"; [ -d "$BUNDLE/corpus" ] && mv "$BUNDLE/corpus" "$STAGE/"
 size_kib=$(du -sk "$BUNDLE" | cut -f1)
 size_mib=$(( (size_kib + 1023) / 1024 ))
-log "bundle: $BUNDLE, $(wc -l <"$BUNDLE/manifest.tsv") tests, ${size_mib} MiB (${size_kib} KiB)"
-du -sk "$BUNDLE"/tree/* "$BUNDLE"/lib 2>/dev/null | sort -rn | head -n 8 | sed 's/^/   KiB /'
+log "bundle: $BUNDLE, $(wc -l <"$BUNDLE/manifest.tsv") tests, ${size_mib} MiB to carry (${size_kib} KiB; unpacked $(( unpacked_kib / 1024 )) MiB, kept in $STAGE)"
 if [ "$size_mib" -gt "$LIMIT_MIB" ]; then
   log "bundle exceeds ${LIMIT_MIB} MiB: too large to carry"
   exit 1

@@ -22,7 +22,8 @@
 # Verdicts: pass, fail, skip (exit 77), timeout, missing (target not built), notrun (budget).
 # Exit status: 0 when nothing failed or timed out, 1 otherwise.
 set -uo pipefail
-cd "$(dirname "$0")/../.." || exit 1
+SELF="$(realpath "$0")"
+cd "$(dirname "$SELF")/../.." || exit 1
 REPO="$PWD"
 BUNDLE="$REPO/.gpu-bundle"
 OUT="${OUT:-$REPO/out/gpu-lane}"
@@ -36,11 +37,21 @@ while [ $# -gt 0 ]; do
     --timeout) TIMEOUT="$2"; shift 2 ;;
     --budget) BUDGET="$2"; shift 2 ;;
     --list) LIST=1; shift ;;
-    -h|--help) sed -n '2,24p' "$0"; exit 0 ;;
+    -h|--help) awk 'NR > 1 && /^#/ {print; next} NR > 1 {exit}' "$SELF"; exit 0 ;;
     *) echo "run_bundle: unknown option $1" >&2; exit 2 ;;
   esac
 done
 [ -f "$BUNDLE/manifest.tsv" ] || { echo "run_bundle: no $BUNDLE/manifest.tsv (carry .gpu-bundle, made by scripts/gpu/make_bundle.sh)"; exit 2; }
+# Unpack tree/ lib/ corpus/ from bundle.tar.xz (python3's tarfile: no xz binary needed), unless
+# this very bundle is already unpacked (a warm machine keeps ignored files between calls).
+if [ -f "$BUNDLE/bundle.tar.xz" ] && ! cmp -s "$BUNDLE/build_info.txt" "$BUNDLE/tree/.bundle_stamp"; then
+  rm -rf "$BUNDLE/tree" "$BUNDLE/lib" "$BUNDLE/corpus"
+  python3 -c 'import sys, tarfile
+t = tarfile.open(sys.argv[1])
+if hasattr(tarfile, "fully_trusted_filter"): t.extractall(sys.argv[2], filter="fully_trusted")
+else: t.extractall(sys.argv[2])' "$BUNDLE/bundle.tar.xz" "$BUNDLE" || { echo "cannot unpack $BUNDLE/bundle.tar.xz"; exit 2; }
+  cp "$BUNDLE/build_info.txt" "$BUNDLE/tree/.bundle_stamp"
+fi
 mkdir -p "$OUT"
 LOG="$OUT/gpu_lane_log.txt" SUMMARY="$OUT/gpu_lane_summary.txt" RESULTS="$OUT/.results.tsv"
 : >"$LOG"; : >"$RESULTS"
@@ -82,7 +93,7 @@ cleanup() { [ -n "$MADE_LINK" ] && [ -L "$MADE_LINK" ] && rm -f "$MADE_LINK"; rm
 trap cleanup EXIT
 
 libdirs=$(find "$BUNDLE/tree" -name '*.so*' -printf '%h\n' 2>/dev/null | sort -u | tr '\n' ':')
-export LD_LIBRARY_PATH="$BUNDLE/lib:${libdirs}/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}"
+export LD_LIBRARY_PATH="$BUNDLE/lib:${libdirs}/usr/local/cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export DSV4_BACKEND=cuda
 # Our CUDA plugin is the default implementation through its baked path (now valid, see above);
 # only if that path is still missing, name the bundled plugin explicitly (a caller's DSV4_IMPL wins).

@@ -14,7 +14,8 @@
 # ERRORS (the tool reported hazards / bad accesses: exit 99), testfail (the test failed under the
 # tool), skip (77), timeout, missing (binary not in the bundle), notrun (budget spent).
 set -uo pipefail
-cd "$(dirname "$0")/../.." || exit 1
+SELF="$(realpath "$0")"
+cd "$(dirname "$SELF")/../.." || exit 1
 REPO="$PWD"
 BUNDLE="$REPO/.gpu-bundle"
 OUT="${OUT:-$REPO/out/sanitize}"
@@ -25,10 +26,20 @@ while [ $# -gt 0 ]; do
     --tools) TOOLS="$2"; shift 2 ;;
     --budget) BUDGET="$2"; shift 2 ;;
     --quick) TOOLS="memcheck"; shift ;;
-    -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
+    -h|--help) awk 'NR > 1 && /^#/ {print; next} NR > 1 {exit}' "$SELF"; exit 0 ;;
     *) echo "sanitize: unknown option $1" >&2; exit 2 ;;
   esac
 done
+# Unpack tree/ lib/ corpus/ from bundle.tar.xz (python3's tarfile: no xz binary needed), unless
+# this very bundle is already unpacked (a warm machine keeps ignored files between calls).
+if [ -f "$BUNDLE/bundle.tar.xz" ] && ! cmp -s "$BUNDLE/build_info.txt" "$BUNDLE/tree/.bundle_stamp"; then
+  rm -rf "$BUNDLE/tree" "$BUNDLE/lib" "$BUNDLE/corpus"
+  python3 -c 'import sys, tarfile
+t = tarfile.open(sys.argv[1])
+if hasattr(tarfile, "fully_trusted_filter"): t.extractall(sys.argv[2], filter="fully_trusted")
+else: t.extractall(sys.argv[2])' "$BUNDLE/bundle.tar.xz" "$BUNDLE" || { echo "cannot unpack $BUNDLE/bundle.tar.xz"; exit 2; }
+  cp "$BUNDLE/build_info.txt" "$BUNDLE/tree/.bundle_stamp"
+fi
 [ -d "$BUNDLE/tree" ] || { echo "sanitize: no $BUNDLE (carry .gpu-bundle, made by scripts/gpu/make_bundle.sh)"; exit 2; }
 mkdir -p "$OUT"
 LOG="$OUT/sanitize_log.txt" SUMMARY="$OUT/sanitize_summary.txt"
@@ -46,7 +57,7 @@ if [ -n "$BUILD_DIR" ] && [ ! -e "$BUILD_DIR" ] && mkdir -p "$(dirname "$BUILD_D
 fi
 trap '[ -n "$MADE_LINK" ] && [ -L "$MADE_LINK" ] && rm -f "$MADE_LINK"' EXIT
 libdirs=$(find "$BUNDLE/tree" -name '*.so*' -printf '%h\n' 2>/dev/null | sort -u | tr '\n' ':')
-export LD_LIBRARY_PATH="$BUNDLE/lib:${libdirs}/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}"
+export LD_LIBRARY_PATH="$BUNDLE/lib:${libdirs}/usr/local/cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export DSV4_BACKEND=cuda
 # Our CUDA plugin is the default implementation through its baked path (now valid, see above);
 # only if that path is still missing, name the bundled plugin explicitly (a caller's DSV4_IMPL wins).

@@ -30,7 +30,7 @@ std::string last_report();
 // abort() on the first report instead of failing the launch (also env SIMT_ABORT_ON_REPORT=1).
 void set_abort_on_report(bool on);
 // Strict mode (env SIMT_STRICT=1): mismatched __syncthreads call sites, shuffle widths that are
-// not powers of two, SIMT_PDL_WAIT() missing before the first global access (not tracked yet).
+// not powers of two, and (race flavour only) device memory accessed before SIMT_PDL_WAIT().
 void set_strict(bool on);
 // __activemask() returns a random subset containing the caller (env SIMT_ADVERSARIAL_ACTIVEMASK=1).
 void set_adversarial_activemask(bool on);

@@ -25,8 +25,23 @@ inline I cvt_sat(F v) {
   if (v >= hi) return std::numeric_limits<I>::max();
   return static_cast<I>(v);
 }
-inline float round_even(float v) { return std::nearbyint(v); }  // default FE_TONEAREST
-inline double round_even(double v) { return std::nearbyint(v); }
+// The GPU returns the canonical NaN 0x7FFFFFFF from float arithmetic instructions.
+inline float canon(float r) { return r != r ? bitcast<float>(0x7FFFFFFFu) : r; }
+inline double canon(double r) { return r != r ? bitcast<double>(0x7FFFFFFFFFFFFFFFull) : r; }
+// PTX max.f32/min.f32: a NaN operand (quiet or signalling) is ignored, two NaNs give the
+// canonical NaN, +0 > -0. (glibc's fmaxf quiets a signalling NaN instead.)
+inline float gpu_fmaxf(float a, float b) {
+  const bool na = a != a, nb = b != b;
+  if (na || nb) return na && nb ? bitcast<float>(0x7FFFFFFFu) : (na ? b : a);
+  if (a == b) return std::signbit(a) ? b : a;
+  return a > b ? a : b;
+}
+inline float gpu_fminf(float a, float b) {
+  const bool na = a != a, nb = b != b;
+  if (na || nb) return na && nb ? bitcast<float>(0x7FFFFFFFu) : (na ? b : a);
+  if (a == b) return std::signbit(a) ? a : b;
+  return a < b ? a : b;
+}
 }  // namespace simt::detail
 
 #include <limits>
@@ -100,16 +115,16 @@ inline int __float_as_int(float x) { return simt::detail::bitcast<int>(x); }
 inline float __int_as_float(int x) { return simt::detail::bitcast<float>(x); }
 inline long long __double_as_longlong(double x) { return simt::detail::bitcast<long long>(x); }
 inline double __longlong_as_double(long long x) { return simt::detail::bitcast<double>(x); }
-inline float __fmaf_rn(float a, float b, float c) { return std::fma(a, b, c); }
-inline double __fma_rn(double a, double b, double c) { return std::fma(a, b, c); }
-inline float __fadd_rn(float a, float b) { return a + b; }
-inline float __fsub_rn(float a, float b) { return a - b; }
-inline float __fmul_rn(float a, float b) { return a * b; }
-inline float __fdiv_rn(float a, float b) { return a / b; }
-inline float __frcp_rn(float a) { return 1.0f / a; }
-inline float __fsqrt_rn(float a) { return std::sqrt(a); }
-inline double __dadd_rn(double a, double b) { return a + b; }
-inline double __dmul_rn(double a, double b) { return a * b; }
+inline float __fmaf_rn(float a, float b, float c) { return simt::detail::canon(std::fma(a, b, c)); }
+inline double __fma_rn(double a, double b, double c) { return simt::detail::canon(std::fma(a, b, c)); }
+inline float __fadd_rn(float a, float b) { return simt::detail::canon(a + b); }
+inline float __fsub_rn(float a, float b) { return simt::detail::canon(a - b); }
+inline float __fmul_rn(float a, float b) { return simt::detail::canon(a * b); }
+inline float __fdiv_rn(float a, float b) { return simt::detail::canon(a / b); }
+inline float __frcp_rn(float a) { return simt::detail::canon(1.0f / a); }
+inline float __fsqrt_rn(float a) { return simt::detail::canon(std::sqrt(a)); }
+inline double __dadd_rn(double a, double b) { return simt::detail::canon(a + b); }
+inline double __dmul_rn(double a, double b) { return simt::detail::canon(a * b); }
 inline float __saturatef(float x) { return std::isnan(x) ? 0.0f : (x < 0.0f ? 0.0f : (x > 1.0f ? 1.0f : x)); }
 // Fast-math approximations: the GPU uses ex2/lg2.approx; the host returns the libm value
 // (not bit-exact; kernels that need exact results must not use these).
@@ -155,14 +170,22 @@ inline long long min(long long a, long long b) { return a < b ? a : b; }
 inline long long max(long long a, long long b) { return a > b ? a : b; }
 inline unsigned long long min(unsigned long long a, unsigned long long b) { return a < b ? a : b; }
 inline unsigned long long max(unsigned long long a, unsigned long long b) { return a > b ? a : b; }
-inline float min(float a, float b) { return std::fmin(a, b); }
-inline float max(float a, float b) { return std::fmax(a, b); }
+inline float min(float a, float b) { return simt::detail::gpu_fminf(a, b); }
+inline float max(float a, float b) { return simt::detail::gpu_fmaxf(a, b); }
 inline double min(double a, double b) { return std::fmin(a, b); }
 inline double max(double a, double b) { return std::fmax(a, b); }
 inline double min(float a, double b) { return std::fmin(static_cast<double>(a), b); }
 inline double max(float a, double b) { return std::fmax(static_cast<double>(a), b); }
 inline double min(double a, float b) { return std::fmin(a, static_cast<double>(b)); }
 inline double max(double a, float b) { return std::fmax(a, static_cast<double>(b)); }
+
+// fmaxf/fminf as the GPU computes them (kernels call them unqualified, CUDA style). A
+// function-like macro, because <math.h> already declares the libm versions; define
+// SIMT_NO_FMINMAX_MACROS to keep libm's (differs for signalling NaNs and NaN pairs).
+#ifndef SIMT_NO_FMINMAX_MACROS
+#define fmaxf(a, b) ::simt::detail::gpu_fmaxf((a), (b))
+#define fminf(a, b) ::simt::detail::gpu_fminf((a), (b))
+#endif
 
 // ---- fences: the emulator is sequentially consistent between scheduling points -------------
 inline void __threadfence() { __atomic_signal_fence(__ATOMIC_SEQ_CST); }

@@ -134,8 +134,14 @@ void race_atomic(const void* p, unsigned) {
   if (g_cur) cur_thread()->atomic_addr = p;
 }
 
+std::string symbolize_pc(uintptr_t pc) { return symbolize(pc); }
+
 void race_access(const void* addr, size_t size, bool write, uintptr_t pc) {
   if (g_in_hook || !g_cur || !g_launch || size == 0) return;
+  if (g_strict) {  // PDL rule: no device-memory access before SIMT_PDL_WAIT() (if the kernel waits)
+    Thread* t = cur_thread();
+    if (!t->pdl_waited && !t->pre_wait_global_pc && is_device_memory(addr)) t->pre_wait_global_pc = pc;
+  }
   const char* a = static_cast<const char*>(addr);
   Region* reg = nullptr;
   unsigned rank = 0;

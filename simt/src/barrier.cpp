@@ -81,7 +81,15 @@ void barrier_on_exit(Thread* t) {
   if (b.bar_arrived > 0 && b.bar_arrived == b.live) barrier_complete(b);  // reports the divergence
 }
 
-void pdl_wait(Site) { cur_thread()->pdl_waited = true; }
+void pdl_wait(Site s) {
+  Thread* t = cur_thread();
+  if (g_strict && t->pre_wait_global_pc && !t->pdl_waited)
+    fail("PDL: device memory accessed before SIMT_PDL_WAIT()",
+         who(t) + " accessed device memory at " + symbolize_pc(t->pre_wait_global_pc) +
+             " before its SIMT_PDL_WAIT() at " + site_str(s) +
+             " (the previous kernel's writes are not guaranteed visible yet)");
+  t->pdl_waited = true;
+}
 void pdl_trigger(Site) { cur("SIMT_PDL_TRIGGER"); }
 
 }  // namespace simt::detail

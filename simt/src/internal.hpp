@@ -45,6 +45,7 @@ struct Thread : ThreadPublic {
   // race flavour: vector clock over the lanes of the warp, address of the atomic in progress
   uint32_t vc[32] = {};
   const void* atomic_addr = nullptr;
+  uintptr_t pre_wait_global_pc = 0;  // race flavour + strict: first device-memory access before SIMT_PDL_WAIT
 };
 
 struct Group {
@@ -154,5 +155,7 @@ extern bool g_race_on;
 void race_collective(Warp& w, uint32_t mask);
 void race_block_begin(Block& b);
 void race_block_end(Block& b);
+bool is_device_memory(const void* p);  // rt.cpp: device_malloc'd or registered
+std::string symbolize_pc(uintptr_t pc);  // race flavour: "file:line (function)"; else hex
 
 }  // namespace simt::detail

@@ -44,6 +44,10 @@ void unregister_device_memory(const void* p) {
   g_device_mem.erase(reinterpret_cast<uintptr_t>(p));
 }
 
+namespace detail {
+bool is_device_memory(const void* p) { return p && lookup(p); }
+}  // namespace detail
+
 namespace rt {
 
 const char* error_string(error_t e) {

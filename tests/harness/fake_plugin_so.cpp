@@ -1,5 +1,7 @@
 // tests/harness/fake_plugin_so.cpp -- the fake implementation as a dlopen-able plugin .so.
 // FAKE_ABI_VERSION (compile definition) lets a second build claim a wrong ABI version.
+#include <cstdlib>
+
 #include "fake_plugin.hpp"
 
 #ifndef FAKE_ABI_VERSION
@@ -8,8 +10,13 @@
 
 using namespace dsv4::faketest;
 
+// env DSV4_FAKE_FAULT=<n> selects a Fault (CLI tests drive the plugin through dsv4-harness).
 extern "C" {
-DSV4_EXPORT uint32_t dsv4_abi_version(void) { return FAKE_ABI_VERSION; }
+DSV4_EXPORT uint32_t dsv4_abi_version(void) {
+  const char* e = std::getenv("DSV4_FAKE_FAULT");
+  set_fault(e ? Fault(std::atoi(e)) : Fault::None);
+  return FAKE_ABI_VERSION;
+}
 #ifndef FAKE_OMIT_CAPABILITIES
 DSV4_EXPORT dsv4_result dsv4_query_capabilities(dsv4_capabilities* caps, dsv4_message* msg) {
   return fake_query_capabilities(caps, msg);

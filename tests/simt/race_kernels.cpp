@@ -74,6 +74,16 @@ SIMT_KERNEL void cluster_overwrite(int* out) {  // peer overwrites its smem whil
   out[blockIdx.x * 32 + threadIdx.x] = s[threadIdx.x];
 }
 
+template <bool kBug>
+SIMT_KERNEL void pdl_consumer(int* out) {  // reads the producer's output before griddepcontrol.wait
+  int v = 0;
+  if (kBug) v = out[threadIdx.x];
+  SIMT_PDL_WAIT();
+  if (!kBug) v = out[threadIdx.x];
+  out[threadIdx.x] = v + 1;
+  SIMT_PDL_TRIGGER();
+}
+
 }  // namespace race_kernels
 
 // Launch wrappers (names free of templates for the uninstrumented driver).
@@ -86,6 +96,7 @@ int race_launch(const char* name, bool bug, int* out) {
   if (n == "war_hazard") return simt::rt::launch(c, bug ? war_hazard<true> : war_hazard<false>, out);
   if (n == "shared_atomics") return simt::rt::launch(c, shared_atomics, out);
   c.block = dim3(32);
+  if (n == "pdl_consumer") return simt::rt::launch(c, bug ? pdl_consumer<true> : pdl_consumer<false>, out);
   if (n == "warp_exchange") return simt::rt::launch(c, bug ? warp_exchange<true> : warp_exchange<false>, out);
   c.grid = dim3(4);
   c.cluster = dim3(2);

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "simt/host/control.hpp"
+#include "simt/host/rt.hpp"
 
 int race_launch(const char* name, bool bug, int* out);
 
@@ -41,7 +42,24 @@ int main() {
       }
     }
   }
-  simt::set_schedule_from_string("neighbour");
+  // PDL rule (strict mode): device memory read before SIMT_PDL_WAIT().
+  simt::set_schedule_from_string("rr");
+  simt::set_strict(true);
+  void* dev = nullptr;
+  simt::rt::device_malloc(&dev, 64 * sizeof(int));
+  simt::rt::memset_async(dev, 0, 64 * sizeof(int), nullptr);
+  if (race_launch("pdl_consumer", false, static_cast<int*>(dev)) != 0) {
+    std::fprintf(stderr, "FAIL pdl_consumer (correct): %s", simt::last_report().c_str());
+    ++failures;
+  }
+  if (race_launch("pdl_consumer", true, static_cast<int*>(dev)) == 0 ||
+      simt::last_report().find("before SIMT_PDL_WAIT") == std::string::npos ||
+      simt::last_report().find("race_kernels.cpp:") == std::string::npos) {
+    std::fprintf(stderr, "FAIL pdl_consumer (buggy) not reported: %s", simt::last_report().c_str());
+    ++failures;
+  }
+  simt::set_strict(false);
+  simt::rt::device_free(dev);
   simt::set_schedule_from_string("rr");
   race_launch("neighbour", true, out.data());
   std::printf("example report:\n%s", simt::last_report().c_str());

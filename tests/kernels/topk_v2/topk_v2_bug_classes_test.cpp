@@ -48,19 +48,24 @@ TEST(TopkV2BugClasses, C01_PaddingNeverOutranksNegativeInfinity) {
   run_all_paths(g, "ragged start 1");
 }
 
-// Class 2: values exactly at the uncorrected negative-bin midpoints, placed first.
+// Class 2: values exactly at the uncorrected negative-bin midpoints (bin b-1, the threshold bin),
+// three larger values each sharing a vector with midpoints (so any arrival order lets midpoints
+// take their slots under the defect). Expected: the three larger values and one midpoint.
+Case midpoint_row(float mid, float larger, float lower) {
+  Case c(1, 64, 4);
+  for (int i = 0; i < 64; ++i) c.row(0)[i] = (i == 5 || i == 33 || i == 50) ? larger : (i >= 62 ? lower : mid);
+  return c;
+}
+
 TEST(TopkV2BugClasses, C02_RneMidpointsAtBothWidths) {
-  Case c(1, 16, 4);
-  for (int i = 0; i < 16; ++i) c.row(0)[i] = i < 5 ? tk::bits(0xBFFFF000u) : (i < 8 ? -1.0f : -3.0f);
-  run_all_paths(c, "midpoint 12-bit");
-  for (int w : {10, 12}) {  // a midpoint of every 64th negative bin, rows long enough for clusters
-    for (int b = dsv4::ours::topk::neg_inf_bin(w) + 2; b < (1 << (w - 1)); b += (1 << (w - 6))) {
-      const float lb = dsv4::ours::topk::coarse_bin_lower_bound(b, w);
-      const float mid = tk::bits(dsv4::ours::topk::f32_bits(lb) + 1u);  // uncorrected bound
-      if (dsv4::ours::topk::coarse_bin(mid, w) != b - 1) continue;
-      Case m(1, 40, 4);
-      for (int i = 0; i < 40; ++i) m.row(0)[i] = i < 20 ? mid : (i < 23 ? lb : std::nextafter(mid, -tk::inf()) * 2);
-      run_all_paths(m, "midpoint sweep");
+  run_all_paths(midpoint_row(tk::bits(0xBFFFF000u), -1.0f, -3.0f), "midpoint 12-bit bin 1023");
+  namespace k = dsv4::ours::topk;
+  for (int w : {10, 12}) {  // a midpoint of every 32nd negative bin
+    for (int b = k::neg_inf_bin(w) + 2; b < (1 << (w - 1)); b += (1 << (w - 5))) {
+      const float lb = k::coarse_bin_lower_bound(b, w);
+      const float mid = tk::bits(k::f32_bits(lb) + 1u);  // the uncorrected bound, in bin b-1
+      if (k::coarse_bin(mid, w) != b - 1) continue;
+      run_all_paths(midpoint_row(mid, lb, std::nextafter(mid, -tk::inf()) * 2), "midpoint sweep");
       if (HasFailure()) return;
     }
   }
@@ -82,13 +87,19 @@ TEST(TopkV2BugClasses, C05_NoWritesOutsideTheOutputRowsOrIntoScores) {
 // Class 7: > 2048 (and > tie capacity) elements in the threshold bin, largest last.
 TEST(TopkV2BugClasses, C07_ThresholdBinOverflowIsExact) {
   const int n = 5200, K = 512;
+  // 3000 distinct values in 12-bit bin 3008 after 2200 x -1.0; the largest 256 first and the next
+  // 256 last, so a truncation to the first 2048 arrivals misses some in any monotone order.
   Case c(1, n, K);
-  for (int i = 0; i < n; ++i) c.row(0)[i] = i < 2200 ? -1.0f : 1.0f + (i - 2200) * 0x1p-20f;  // 3000 in bin 3008
+  for (int i = 0; i < n; ++i) {
+    const int j = i - 2200;  // rank among the in-bin values, 0 = smallest
+    const int rank = j < 256 ? 2999 - j : (j >= 2744 ? 2999 - 256 - (j - 2744) : j - 256);
+    c.row(0)[i] = i < 2200 ? -1.0f : 1.0f + rank * 0x1p-20f;
+  }
   run_all_paths(c, "12-bit bin 3008");
-  Case d(1, n, K);
+  Case d(1, n, K);  // 10-bit bin 752: 1 + U * 0.05, the largest 600 split between both ends
   std::mt19937 g(7);
   std::uniform_real_distribution<float> u(0, 1);
-  for (int i = 0; i < n; ++i) d.row(0)[i] = i < 1000 ? -1.0f : 1.0f + u(g) * 0.05f;  // 10-bit bin 752
+  for (int i = 0; i < n; ++i) d.row(0)[i] = i < 300 || i >= n - 300 ? 1.04f + u(g) * 0.01f : (i < 1000 ? -1.0f : 1.0f + u(g) * 0.04f);
   run_all_paths(d, "10-bit bin 752");
   Case small(1, 1000, 64);  // a register-sized row with tie capacity 100
   for (int i = 0; i < 1000; ++i) small.row(0)[i] = i < 400 ? -1.0f : 1.0f + (i - 400) * 0x1p-20f;
@@ -101,6 +112,9 @@ TEST(TopkV2BugClasses, C08_NegativeZerosAreNotAbove) {
   const float v[] = {-0.0f, -0.0f, -0.0f, -0.0f, -0.0f, -0.0f, -0.0f, -0.0f, -0.0f, -0.0f, 1, 2, 3, -1, -1, -1};
   for (int i = 0; i < 16; ++i) c.row(0)[i] = v[i];
   run_all_paths(c, "ten -0.0");
+  Case m(1, 64, 4);  // each positive shares a vector with three -0.0: any arrival order exposes it
+  for (int i = 0; i < 64; ++i) m.row(0)[i] = (i == 5 || i == 33 || i == 50) ? float(i) : (i >= 62 ? -1.0f : -0.0f);
+  run_all_paths(m, "-0.0 around positives");
   Case d(1, 3000, 100);  // zeros first, a few positives and +0 last
   for (int i = 0; i < 3000; ++i) d.row(0)[i] = i < 2900 ? -0.0f : (i < 2950 ? float(i) : 0.0f);
   run_all_paths(d, "2900 -0.0");

@@ -1,0 +1,73 @@
+// tests/harness/test_cli.cpp -- the dsv4-harness CLI end to end against the fake plugin .so:
+// exit codes of repro (0 pass, 1 failure, 2 unreadable file), show, minimize.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include "harness/codec.hpp"
+
+using namespace dsv4::harness;
+namespace fs = std::filesystem;
+
+namespace {
+
+int run(const std::string& args, const std::string& env = "", std::string* output = nullptr) {
+  const fs::path log = fs::temp_directory_path() / "dsv4_cli_test.log";
+  const std::string cmd = env + " " + DSV4_HARNESS_CLI + " " + args + " > " + log.string() + " 2>&1";
+  const int st = std::system(cmd.c_str());
+  if (output) {
+    std::ifstream f(log);
+    output->assign(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
+  }
+  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+struct Cli : ::testing::Test {
+  fs::path dir = fs::temp_directory_path() / "dsv4_cli_test";
+  std::string file;
+  void SetUp() override {
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    Case c = make_topk_paged(4, 300, 16, Dist::Randn, 5);
+    c.rows[0].injections.push_back({InjKind::Shuffle, 0, 0, 0, 0, 0});
+    file = (dir / "case.bin").string();
+    write_case_file(file, c);
+  }
+  void TearDown() override { fs::remove_all(dir); }
+  std::string impl() const { return std::string(" --impl ") + FAKE_PLUGIN_OK; }
+};
+
+}  // namespace
+
+TEST_F(Cli, ReproExitCodesFollowTheVerdict) {
+  std::string out;
+  EXPECT_EQ(run("repro " + file + impl(), "", &out), 0) << out;
+  EXPECT_NE(out.find("report: pass"), std::string::npos) << out;
+  EXPECT_NE(out.find("fake-host test"), std::string::npos) << out;  // self-reported name / version
+  EXPECT_EQ(run("repro " + file + impl(), "DSV4_FAKE_FAULT=1", &out), 1) << out;  // write past k
+  EXPECT_NE(out.find("guard_breach"), std::string::npos) << out;
+  EXPECT_NE(out.find("dsv4-harness repro " + file), std::string::npos) << out;
+  std::ofstream(dir / "junk.bin") << "not a case";
+  EXPECT_EQ(run("repro " + (dir / "junk.bin").string() + impl(), "", &out), 2);
+  EXPECT_NE(out.find("junk.bin: bad magic"), std::string::npos) << out;
+  EXPECT_EQ(run("repro " + file + " --impl /nonexistent.so", "", &out), 2);
+  EXPECT_NE(out.find("cannot load plugin"), std::string::npos) << out;
+}
+
+TEST_F(Cli, ShowAndMinimize) {
+  std::string out;
+  EXPECT_EQ(run("show " + file, "", &out), 0);
+  EXPECT_NE(out.find("topk_v2_paged"), std::string::npos) << out;
+  const std::string small = (dir / "small.bin").string();
+  EXPECT_EQ(run("minimize " + file + " -o " + small + impl(), "DSV4_FAKE_FAULT=5", &out), 0) << out;
+  const Case m = read_case_file(small);
+  EXPECT_EQ(m.shape.batch, 1) << out;
+  EXPECT_LT(m.shape.width, 300) << out;
+  EXPECT_EQ(run("repro " + small + impl(), "DSV4_FAKE_FAULT=5"), 1);  // still fails the same way
+  EXPECT_EQ(run("minimize " + file + " -o " + small + impl(), "", &out), 2);  // passing: nothing to do
+  EXPECT_EQ(run("fuzz", "", &out), 2);
+  EXPECT_EQ(run("nonsense", "", &out), 2);
+}
