@@ -82,6 +82,14 @@ Case decode_case_total(const uint8_t* data, size_t size, const TotalLimits& lim,
   s.out_pad = in.u8() % 4;
 
   for (int32_t b = 0; b < s.batch; ++b) c.seq_lens.push_back(pick_len(in, L, s.k, lim));
+  if (K == KernelId::Pipeline) {  // the chain is only meaningful in contract (else it is skipped)
+    if (s.width == 0) s.width = 8;
+    s.stride_pad = (8 - s.width % 8) % 8 + 8 * (psel % 3);
+    s.base_offset = 0;
+    s.width_delta = std::max(s.width_delta, 0);
+    if (s.page_size < 8) s.page_size = 64;
+    for (auto& n : c.seq_lens) n = std::clamp(n, 0, s.width);
+  }
   if (K == KernelId::TopkV2Ragged) {
     c.has_row_starts = in.u8() & 1;
     for (int32_t b = 0; b < s.batch; ++b) {

@@ -28,9 +28,10 @@ static dsv4_tensor T1(void* p, dsv4_dtype d, int64_t n) {
   dsv4_tensor t{}; t.data = p; t.dtype = d; t.ndim = 1; t.sizes[0] = n; t.strides[0] = 1; return t;
 }
 template <typename T> static T* dev(const std::vector<T>& h) {
-  T* p; CK(cudaMalloc(&p, h.size() * sizeof(T))); CK(cudaMemcpy(p, h.data(), h.size() * sizeof(T), cudaMemcpyHostToDevice)); return p;
+  T* p; CK(cudaMalloc(&p, h.size() * sizeof(T))); CK(cudaMemcpy(p, h.data(), h.size() * sizeof(T), cudaMemcpyHostToDevice)); CK(cudaDeviceSynchronize()); return p;
 }
 template <typename T> static std::vector<T> host(const T* p, size_t n) {
+  CK(cudaDeviceSynchronize());  // kernels run on a non-blocking stream: wait before the legacy-stream copy
   std::vector<T> h(n); CK(cudaMemcpy(h.data(), p, n * sizeof(T), cudaMemcpyDeviceToHost)); return h;
 }
 static uint16_t bf16(float f) { uint32_t u; std::memcpy(&u, &f, 4); return uint16_t((u + 0x7FFFu + ((u >> 16) & 1u)) >> 16); }

@@ -40,6 +40,10 @@ void set_dsmem_before_sync_check(bool on);
 void set_fill_garbage(bool on);
 // Fiber stack size in bytes (default 64 KiB, 256 KiB under ASan; env SIMT_STACK_KB).
 void set_stack_size(size_t bytes);
+// Watchdog: a launch that needs more fiber switches than this is reported as "no progress"
+// (default 1e9, env SIMT_MAX_SWITCHES). Under rr every 4096th atomic of a thread also yields, so
+// spin-waits on atomics make progress.
+void set_max_switches(uint64_t n);
 // Quiet: do not print reports to stderr (tests that expect reports).
 void set_quiet(bool on);
 

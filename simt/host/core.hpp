@@ -29,6 +29,7 @@ struct ThreadPublic {
   dim3 gdim;
   unsigned lane;
   unsigned warp;
+  unsigned atomics_run;  // atomics since the last forced yield (spin-wait progress under rr)
 };
 
 extern ThreadPublic* g_cur;
@@ -73,8 +74,14 @@ unsigned activemask();
 
 // Atomics: optional scheduling point.
 void atomic_yield();
+void atomic_spin_yield();  // every 4096th atomic of a thread yields even under rr (spin-waits)
 inline void atomic_point() {
-  if (g_atomic_points) atomic_yield();
+  if (g_atomic_points) {
+    atomic_yield();
+    return;
+  }
+  ThreadPublic* t = cur("an atomic");
+  if (__builtin_expect(++t->atomics_run >= 4096, 0)) atomic_spin_yield();
 }
 
 // Shared memory.

@@ -104,6 +104,7 @@ void set_dsmem_before_sync_check(bool on) { g_dsmem_sync_check = on; }
 void set_fill_garbage(bool on) { g_fill_garbage = on; }
 void set_stack_size(size_t bytes) { stack_pool().set_size(bytes); }
 void set_quiet(bool on) { g_quiet = on; }
+void set_max_switches(uint64_t n) { g_max_switches = n ? n : 1; }
 Stats stats() { return g_stats; }
 void reset_stats() { g_stats = Stats{}; }
 

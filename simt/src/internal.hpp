@@ -103,6 +103,7 @@ struct Launch {
   unsigned cl_arrived = 0;  // pending cluster-barrier arrivals
   uint64_t cl_gen = 0;
   bool aborted = false;
+  uint64_t switches = 0;  // watchdog: fiber switches in this launch
 };
 
 extern Launch* g_launch;
@@ -113,6 +114,7 @@ extern bool g_adv_activemask;
 extern bool g_dsmem_sync_check;
 extern bool g_fill_garbage;
 extern Stats g_stats;
+extern uint64_t g_max_switches;
 
 inline Thread* cur_thread() { return static_cast<Thread*>(cur()); }
 

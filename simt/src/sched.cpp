@@ -2,6 +2,7 @@
 // PCT with block-major priorities, schedule tape), and the launch driver (blocks or whole
 // clusters one at a time, in an order shuffled by the schedule seed).
 #include <algorithm>
+#include <cstdlib>
 #include <cstdio>
 #include <mutex>
 
@@ -13,6 +14,11 @@ ThreadPublic* g_cur = nullptr;
 bool g_atomic_points = false;
 Launch* g_launch = nullptr;
 Stats g_stats;
+uint64_t g_max_switches = [] {
+  const char* e = std::getenv("SIMT_MAX_SWITCHES");
+  unsigned long long v = e ? std::strtoull(e, nullptr, 0) : 0;
+  return v ? static_cast<uint64_t>(v) : uint64_t{1000000000};
+}();
 
 namespace {
 
@@ -47,9 +53,19 @@ void enter(Thread* t) {
 // Leaves the running thread `self`: directly to the next runnable thread (no detour through the
 // scheduler), or to the scheduler when nothing is runnable or the launch was aborted. Returns
 // when `self` is resumed (or immediately if the policy picks `self` again).
+bool watchdog_fired() {
+  Launch& L = *g_launch;
+  if (++L.switches <= g_max_switches) return false;
+  record_report("no progress",
+                "the launch exceeded " + std::to_string(g_max_switches) +
+                    " fiber switches (livelock or a spin-wait on memory that another thread never writes?); "
+                    "limit: SIMT_MAX_SWITCHES / simt::set_max_switches");
+  return true;
+}
+
 void switch_away(Thread* self) {
   Launch& L = *g_launch;
-  if (L.aborted || L.runq.empty()) {
+  if (L.aborted || L.runq.empty() || watchdog_fired()) {
     switch_fiber(&self->fiber, &g_main);
     return;
   }
@@ -108,6 +124,13 @@ void maybe_yield() {
 }
 
 void atomic_yield() { maybe_yield(); }
+
+void atomic_spin_yield() {
+  Thread* t = cur_thread();
+  t->atomics_run = 0;
+  switch_away(t);
+  if (g_launch->aborted) throw KernelAbort{};
+}
 
 namespace {
 
@@ -211,7 +234,7 @@ void deadlock_report() {
 void run_queue_loop() {
   Launch& L = *g_launch;
   g_main.is_main = true;
-  while (!L.aborted && !L.runq.empty()) {
+  while (!L.aborted && !L.runq.empty() && !watchdog_fired()) {
     Thread* t = L.runq[pick(L.runq.size())];
     enter(t);
     switch_fiber(&g_main, &t->fiber);

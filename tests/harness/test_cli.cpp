@@ -68,6 +68,5 @@ TEST_F(Cli, ShowAndMinimize) {
   EXPECT_LT(m.shape.width, 300) << out;
   EXPECT_EQ(run("repro " + small + impl(), "DSV4_FAKE_FAULT=5"), 1);  // still fails the same way
   EXPECT_EQ(run("minimize " + file + " -o " + small + impl(), "", &out), 2);  // passing: nothing to do
-  EXPECT_EQ(run("fuzz", "", &out), 2);
   EXPECT_EQ(run("nonsense", "", &out), 2);
 }

@@ -172,6 +172,35 @@ TEST(Launch, ExceptionAbortsLaunchAndNextLaunchWorks) {
 
 SIMT_KERNEL void noop_kernel(int*) {}
 
+// Thread 0 spin-waits on a flag that thread 33 sets: progresses (atomics yield now and then).
+// kBug: thread 33 first waits at a __syncthreads that thread 0 never reaches -> livelock.
+template <bool kBug>
+SIMT_KERNEL void spin_wait(int* flag) {
+  if (threadIdx.x == 0) {
+    while (atomicAdd(flag, 0) == 0) {
+    }
+    return;
+  }
+  if (kBug) __syncthreads();
+  if (threadIdx.x == 33) atomicExch(flag, 1);
+}
+
+TEST(Launch, SpinWaitProgressesAndLivelockIsReported) {
+  Quiet q;
+  for (const char* s : {"rr", "random:4"}) {
+    simt::set_schedule_from_string(s);
+    int flag = 0;
+    EXPECT_EQ(simt::rt::launch(cfg(dim3(1), dim3(64)), spin_wait<false>, &flag), simt::rt::kSuccess)
+        << s << simt::last_report();
+    EXPECT_EQ(flag, 1);
+    flag = 0;
+    simt::set_max_switches(200000);
+    EXPECT_EQ(simt::rt::launch(cfg(dim3(1), dim3(64)), spin_wait<true>, &flag), cudaErrorLaunchFailure) << s;
+    EXPECT_NE(simt::last_report().find("no progress"), std::string::npos) << simt::last_report();
+    simt::set_max_switches(1000000000);
+  }
+}
+
 TEST(Launch, ConfigurationChecks) {
   using simt::rt::launch;
   int* p = nullptr;
@@ -191,6 +220,32 @@ TEST(Launch, ConfigurationChecks) {
   c = cfg(dim3(1), dim3(32));
   c.dynamic_smem = 232448 + 1;
   EXPECT_EQ(launch(c, noop_kernel, p), cudaErrorInvalidValue);
+}
+
+SIMT_KERNEL void big_static(int* out) {
+  SIMT_SHARED(int, a, [8192]);  // 32 KiB
+  SIMT_SHARED(int, b, [8192]);  // + 32 KiB > 48 KiB static limit
+  a[threadIdx.x] = 1;
+  b[threadIdx.x] = 2;
+  out[threadIdx.x] = a[threadIdx.x] + b[threadIdx.x];
+}
+
+SIMT_KERNEL void static_40k(int* out) {
+  SIMT_SHARED(int, a, [10240]);  // 40 KiB
+  a[threadIdx.x] = 3;
+  out[threadIdx.x] = a[threadIdx.x];
+}
+
+TEST(SharedMemory, StaticLimitAndTotalWithDynamic) {
+  Quiet q;
+  std::vector<int> out(32);
+  EXPECT_EQ(simt::rt::launch(cfg(dim3(1), dim3(32)), big_static, out.data()), cudaErrorLaunchFailure);
+  EXPECT_NE(simt::last_report().find("48 KiB"), std::string::npos) << simt::last_report();
+  EXPECT_EQ(simt::rt::launch(cfg(dim3(1), dim3(32)), static_40k, out.data()), simt::rt::kSuccess);
+  EXPECT_EQ(out[5], 3);
+  simt::rt::LaunchConfig c = cfg(dim3(1), dim3(32));
+  c.dynamic_smem = 200 * 1024;  // 40 KiB static (known from the first launch) + 200 KiB > 227 KiB
+  EXPECT_EQ(simt::rt::launch(c, static_40k, out.data()), cudaErrorInvalidValue);
 }
 
 // ---- schedules ---------------------------------------------------------------------------------
