@@ -319,6 +319,7 @@ inline std::vector<Named> pipeline() {
     c.shape.width = len;
     c.shape.k = 16;
     c.shape.k2 = 16;
+    c.shape.stride_pad = (8 - len % 8) % 8;  // amax8 logits: S % 8 == 0
     c.shape.page_size = 64;
     c.seq_lens = {len, std::max(0, len / 2)};
     c.table_kind = TableKind::PerRowPermutation;

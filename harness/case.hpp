@@ -177,7 +177,8 @@ struct Knobs {
   bool operator==(const Knobs&) const = default;
 };
 
-// CPU (simt) schedule; passed to the simt build through env DSV4_SIMT_SCHEDULE="policy:seed".
+// CPU (simt) schedule: "rr" | "random:SEED" | "pct:SEED" (simt/host/control.hpp); set directly for
+// the built-in ours-simt, through env SIMT_SCHED for host-memory plugins.
 struct Schedule {
   uint8_t policy = 0;  // 0 RoundRobin, 1 Random, 2 PCT (simt.md)
   uint64_t seed = 0;

@@ -224,10 +224,7 @@ Outcome run_case(const Case& c, const Impl& impl, Backend& be, const Options& op
         return out;
       }
     }
-    if (opt.set_schedule_env && impl.host_memory()) {
-      const std::string s = std::to_string(int(c.schedule.policy)) + ":" + std::to_string(c.schedule.seed);
-      setenv("DSV4_SIMT_SCHEDULE", s.c_str(), 1);
-    }
+    if (opt.set_schedule) detail::apply_schedule(impl, c.schedule);
     switch (c.kernel) {
       case KernelId::TopkV2Paged: detail::drive_topk_paged(x); break;
       case KernelId::TopkV2Ragged: detail::drive_topk_ragged(x); break;

@@ -20,7 +20,7 @@ const char* verdict_name(Verdict v);
 struct Options {
   bool check_guards = true;
   bool read_paths = true;       // dsv4_read_row_paths when the plugin reports paths
-  bool set_schedule_env = true; // export DSV4_SIMT_SCHEDULE for host-memory plugins
+  bool set_schedule = true;     // hand Case::schedule to simt (host-memory implementations)
 };
 
 struct Outcome {

@@ -55,6 +55,10 @@ void merge_check(Outcome& o, const oracle::CheckResult& cr);
 void add_mismatch(Outcome& o, int64_t row, int64_t slot, const std::string& what, const std::string& got,
                   const std::string& want);
 
+// CPU schedule of the case -> simt (schedule.cpp); "rr" | "random:SEED" | "pct:SEED".
+std::string schedule_text(const Schedule& s);
+void apply_schedule(const Impl& impl, const Schedule& s);
+
 // Drivers (one per kernel id).
 void drive_topk_paged(Ctx& x);
 void drive_topk_ragged(Ctx& x);

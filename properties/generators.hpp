@@ -173,6 +173,7 @@ inline rc::Gen<RowRecipe> scoreRow(int32_t k, int32_t n, bool allow_nan) {
     r.seed = *rc::gen::arbitrary<uint64_t>();
     if (r.dist == Dist::Midpoints) r.param = *rc::gen::element(0u, 10u);
     if (r.dist == Dist::Constant) r.param = *hostileFloatBits();
+    if (r.dist == Dist::Constant && !allow_nan && fp::is_nan(r.param)) r.param = 0x3F800000u;
     if (r.dist == Dist::NegInf) r.param = uint32_t(std::max(0, *countNear(k, n) - 1));
     if (r.dist == Dist::Randn) r.param = *rc::gen::element(0u, 0u, 4u, 15u);
     const int ninj = *rc::gen::weightedElement<int>({{4, 0}, {4, 1}, {2, 2}, {1, 3}});
@@ -505,6 +506,7 @@ inline rc::Gen<Case> pipeline() {
     c.shape.width = std::max(1, maxlen);
     c.shape.k = *rc::gen::element(1, 4, 16, 64, 512);
     c.shape.k2 = k2;
+    c.shape.stride_pad = (8 - c.shape.width % 8) % 8;  // amax8 logits: S % 8 == 0
     c.shape.page_size = *rc::gen::element<int64_t>(64, 128, 8);
     for (int b = 0; b < c.shape.batch; ++b)
       c.seq_lens.push_back(std::clamp(*rc::gen::element(0, 1, 7, 8, 9, c.shape.width,

@@ -4,9 +4,10 @@
 # property test (CI-style: caught = non-zero exit) and its fuzz target on a copy of its seed corpus
 # with -max_total_time=SECONDS (caught = a crash; time-to-find = wall seconds until it stopped).
 #   scripts/fault_matrix.sh [--seconds 300] [--faults "TOPK_LB_NO_ULP TOPK_NEGZERO_ABOVE"] [--jobs 2]
-#                           [--grid-seeds] [--no-build]
+#                           [--grid-seeds | --no-seeds] [--no-build]
 # --grid-seeds: start the fuzzer WITHOUT the bug-class trigger seeds (fuzz/seed_manifest.txt names
 # starting "cNN-"), only the upstream grids / generator families: shows the fuzzer finds the fault.
+# --no-seeds: start from an empty corpus (the total decoder + mutator alone).
 # --no-build: reuse an existing build/fault-<NAME>.
 # Sequential and niced (shared machine). Appends one row per fault to build/fault-matrix.md.
 set -uo pipefail
@@ -22,6 +23,7 @@ while [ $# -gt 0 ]; do
     --faults) faults="$2"; shift 2 ;;
     --jobs) jobs="$2"; shift 2 ;;
     --grid-seeds) grid=1; shift ;;
+    --no-seeds) grid=2; shift ;;
     --no-build) nobuild=1; shift ;;
     --all) faults=$(sed -n 's/^#ifndef DSV4_FAULT_\([A-Z0-9_]*\).*/\1/p' kernels/common/faults.h | tr '\n' ' '); shift ;;
     *) echo "fault_matrix.sh: unknown argument $1" >&2; exit 2 ;;
@@ -56,14 +58,16 @@ for f in $faults; do
   pbin=$(find "$b/properties" -name "$ptest" -type f | head -n 1)
   t0=$(date +%s)
   prc=0
-  if ! { [ $nobuild = 1 ] && [ $grid = 1 ]; }; then
+  if ! { [ $nobuild = 1 ] && [ $grid != 0 ]; }; then
     DSV4_FAILURE_DIR="$b/failures-prop" nice -n 10 "$pbin" --gtest_brief=1 >"$b.prop.log" 2>&1
     prc=$?
   fi
   pt=$(( $(date +%s) - t0 ))
   pcaught=$([ $prc -ne 0 ] && echo yes || echo NO)
   work="$b/fuzz-work"; rm -rf "$work" "$b/failures-fuzz"; mkdir -p "$work" "$b/failures-fuzz"
-  if [ $grid = 1 ]; then
+  if [ $grid = 2 ]; then
+    ftarget_label="$ftarget (no seeds)"
+  elif [ $grid = 1 ]; then
     awk -v t="$ftarget" '$1 == t && $3 !~ /^c[0-9][0-9]-/ {print $2}' fuzz/seed_manifest.txt |
       while read -r h; do cp "corpus/$ftarget/$h" "$work"/; done
     ftarget_label="$ftarget (grid seeds: $(ls "$work" | wc -l))"
@@ -74,14 +78,14 @@ for f in $faults; do
   fbin="$b/fuzz/$ftarget"
   t0=$(date +%s)
   DSV4_FAILURE_DIR="$b/failures-fuzz" nice -n 10 "$fbin" -max_total_time="$seconds" -print_final_stats=1 \
-    -artifact_prefix="$b/failures-fuzz/" -dict="fuzz/$ftarget.dict" "$work" >"$b.fuzz$([ $grid = 1 ] && echo -grid).log" 2>&1
+    -artifact_prefix="$b/failures-fuzz/" -dict="fuzz/$ftarget.dict" "$work" >"$b.fuzz$([ $grid != 0 ] && echo -seeds$grid).log" 2>&1
   frc=$?
   ft=$(( $(date +%s) - t0 ))
-  flog="$b.fuzz$([ $grid = 1 ] && echo -grid).log"
+  flog="$b.fuzz$([ $grid != 0 ] && echo -seeds$grid).log"
   execs=$(grep -o 'stat::number_of_executed_units: [0-9]*' "$flog" | awk '{print $2}' | tail -n 1)
   [ -n "$execs" ] || execs=$(grep -o '^#[0-9]*' "$flog" | tail -n 1 | tr -d '#')
   if [ $frc -ne 0 ]; then fcaught=yes; ttf=$ft; else fcaught=NO; ttf="-"; fi
-  if [ $nobuild = 1 ] && [ "$grid" = 1 ]; then pcaught="(not rerun)"; pt="-"; fi
+  if [ $nobuild = 1 ] && [ "$grid" != 0 ]; then pcaught="(not rerun)"; pt="-"; fi
   echo "| $f | $ptest | $pcaught | $pt | $ftarget_label | $fcaught | $ttf | ${execs:-?} |" | tee -a "$out"
 done
 echo "table: $out" >&2

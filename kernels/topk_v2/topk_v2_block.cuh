@@ -97,7 +97,8 @@ struct RegSrc {
 };
 
 // Streaming row (one CTA: every vector; cluster rank r of NR: chunks r, r+NR, ... of 128 vectors),
-// with a one-ahead vector prefetch. Every pass re-reads global memory.
+// one vector per thread per step (DSV4_TOPK_STREAM_PREFETCH=1: one-ahead prefetch, more register
+// pressure: ptxas spills double at 32 registers). Every pass re-reads global memory.
 struct StreamSrc {
   RowWin w;
   int rank = 0, nr = 1;
@@ -106,6 +107,21 @@ struct StreamSrc {
   }
   template <class F>
   SIMT_DEVICE void each(F&& f) const {
+#if DSV4_TOPK_STREAM_PREFETCH
+    each_prefetch(f);
+#else
+    for (int q = threadIdx.x;; q += kThreads) {  // latency hidden by occupancy (fewer spills)
+      const int v = vec_of(q);
+      if (v >= w.nvec) break;
+      float cur[4];
+      load_vec(w, v, cur);
+#pragma unroll
+      for (int c = 0; c < 4; ++c) f(v * 4 + c - w.head, cur[c]);
+    }
+#endif
+  }
+  template <class F>
+  SIMT_DEVICE void each_prefetch(F&& f) const {
     int q = threadIdx.x, v = vec_of(q);
     if (v >= w.nvec) return;
     float cur[4];

@@ -23,6 +23,9 @@ constexpr int kRegister4Max = kThreads * 4 * 4;
 constexpr int kChunkVecs = 128;
 // CTAs/SM of the main kernel's launch bounds (spec: 2). 1 lifts the 32-register cap (no spills of
 // the Register4 row) at half the resident rows; scripts/gpu/topk_v2_gpu.sh times both.
+#ifndef DSV4_TOPK_STREAM_PREFETCH  // streaming one-ahead prefetch (off: fewer spills)
+#define DSV4_TOPK_STREAM_PREFETCH 0
+#endif
 #ifndef DSV4_TOPK_MAIN_MIN_BLOCKS
 #define DSV4_TOPK_MAIN_MIN_BLOCKS 2
 #endif                    // cluster rank interleave: 128 vectors per chunk

@@ -41,11 +41,15 @@ if [ "${SANITIZE:-0}" = 1 ] && command -v compute-sanitizer >/dev/null; then
   tail -n 5 "$OUT/topk_v2_memcheck.txt"
 fi
 rm -f "$BIN"
-# The same timings with the main kernel at 1 CTA/SM (64 registers, no Register4 spills).
-if [ -z "${1:-}" ] && nvcc "${FLAGS[@]}" -DDSV4_TOPK_MAIN_MIN_BLOCKS=1 "${SRCS[@]}" \
-     tests/kernels/topk_v2/gpu/topk_v2_gpu_smoke.cu -o "$BIN.1" >/dev/null 2>&1; then
-  echo "== main kernel launch bounds (1024, 1):" >>"$OUT/topk_v2_smoke.txt"
-  "$BIN.1" --timing >>"$OUT/topk_v2_smoke.txt" 2>&1 || rc=1
-  rm -f "$BIN.1"
-fi
+# The same timings for two compile-time variants: main kernel at 1 CTA/SM (64 registers) and
+# the streaming one-ahead prefetch (more spills at 32 registers).
+for variant in DSV4_TOPK_MAIN_MIN_BLOCKS=1 DSV4_TOPK_STREAM_PREFETCH=1; do
+  [ -n "${1:-}" ] && break
+  if nvcc "${FLAGS[@]}" -D$variant "${SRCS[@]}" tests/kernels/topk_v2/gpu/topk_v2_gpu_smoke.cu \
+       -o "$BIN.v" >/dev/null 2>&1; then
+    echo "== variant $variant:" >>"$OUT/topk_v2_smoke.txt"
+    "$BIN.v" --timing >>"$OUT/topk_v2_smoke.txt" 2>&1 || rc=1
+    rm -f "$BIN.v"
+  fi
+done
 exit $rc

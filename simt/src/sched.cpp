@@ -128,6 +128,13 @@ void atomic_yield() { maybe_yield(); }
 void atomic_spin_yield() {
   Thread* t = cur_thread();
   t->atomics_run = 0;
+  auto& q = g_launch->runq;
+  if (q.size() > 1 && t->run_slot >= 0) {  // rr picks the back: make sure another thread runs
+    Thread* front = q[0];
+    std::swap(q[0], q[static_cast<size_t>(t->run_slot)]);
+    front->run_slot = t->run_slot;
+    t->run_slot = 0;
+  }
   switch_away(t);
   if (g_launch->aborted) throw KernelAbort{};
 }
