@@ -176,7 +176,7 @@ DSV4_EXPORT dsv4_result dsv4_topk_v2_transform_paged(
     return fail(msg, kBad, "%s: force_path = %d needs a cluster-capable device", E, z.force);
   const Decision d = decide(z, B, L, false);
   const bool pool = d.kernel == DSV4_PATH_POOL;
-  if (pool && !metadata)
+  if (pool && B > 0 && !metadata)  // B = 0 is a no-op: plan_is_written(0) is false
     return fail(msg, kBad, "%s: metadata is required: the plan is written for B = %lld", E, (long long)B);
   const int page_bits = log2_exact(page_size);
   if (validate && B > 0) {
