@@ -31,7 +31,7 @@ build="build/$preset"
 echo "== configure (preset $preset)"
 cmake --preset "$preset" >"build-configure-$preset.log" 2>&1 || { tail -n 40 "build-configure-$preset.log"; exit 2; }
 # Only what the campaign needs: the fuzz targets and the CLI.
-tlist=$(cmake --build "$build" --target help 2>/dev/null | sed -n 's/^\(fuzz_[a-z0-9_]*\):.*/\1/p' | grep -v '_replay$' | sort -u | tr '\n' ' ')
+tlist=$(cmake --build "$build" --target help 2>/dev/null | sed -n 's/^\(fuzz_[a-z0-9_]*\):.*/\1/p' | grep -v '_test$' | sort -u | tr '\n' ' ')
 echo "== build: dsv4-harness $tlist"
 # shellcheck disable=SC2086
 cmake --build "$build" -j "$(nproc 2>/dev/null || echo 2)" --target dsv4-harness $tlist 2>&1 | tail -n 20

@@ -225,6 +225,7 @@ int cmd_fuzz(int argc, char** argv) {
     for (const auto& e : fs::directory_iterator(bin_dir)) {
       const std::string n = e.path().filename().string();
       if (!e.is_regular_file() || n.rfind("fuzz_", 0) != 0 || e.path().has_extension()) continue;
+      if (n.size() > 5 && n.compare(n.size() - 5, 5, "_test") == 0) continue;  // unit tests, not targets
       if (access(e.path().c_str(), X_OK) != 0) continue;
       if (!a.targets.empty() && std::find(a.targets.begin(), a.targets.end(), n) == a.targets.end()) continue;
       bins.push_back(e.path());
