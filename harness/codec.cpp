@@ -1,6 +1,7 @@
 // harness/codec.cpp -- binary encode + strict decode of case files (see codec.hpp).
 #include "codec.hpp"
 
+#include <algorithm>
 #include <cstring>
 #include <fstream>
 #include <iterator>
@@ -23,7 +24,8 @@ struct Writer {
 
 class Reader {
  public:
-  Reader(const uint8_t* p, size_t n, const std::string& src) : p_(p), n_(n), src_(src) {}
+  Reader(const uint8_t* p, size_t n, const std::string& src, size_t start = 0)
+      : p_(p), n_(n), pos_(start), src_(src) {}
   [[noreturn]] void fail(const std::string& what) const {
     throw CodecError(src_ + ": " + what + " (at byte " + std::to_string(pos_) + ")");
   }
@@ -80,7 +82,7 @@ class Reader {
 
  private:
   const uint8_t* p_;
-  size_t n_, pos_ = 0;
+  size_t n_, pos_;
   const std::string& src_;
 };
 
@@ -119,32 +121,115 @@ void encode_payload(Writer& w, const Case& c) {
   w.u64(c.schedule.seed);
 }
 
+enum ProvTag : uint8_t { kImplPath = 1, kAbi = 2, kName, kVersion, kBackend, kDevice, kDate, kHarness, kTagEnd };
+
+void encode_provenance(Writer& w, const Provenance& p) {
+  auto str = [&](uint8_t tag, const std::string& v) {
+    if (v.empty()) return;
+    const size_t n = std::min<size_t>(v.size(), kMaxProvenanceString);
+    w.u8(tag);
+    w.u32(uint32_t(n));
+    for (size_t i = 0; i < n; ++i) {
+      const unsigned char ch = static_cast<unsigned char>(v[i]);
+      w.u8(ch >= 0x20 && ch < 0x7f ? ch : '?');  // printable ASCII only (the decoder insists)
+    }
+  };
+  str(kImplPath, p.impl_path);
+  if (p.abi_version) { w.u8(kAbi); w.u32(4); w.u32(p.abi_version); }
+  str(kName, p.impl_name);
+  str(kVersion, p.impl_version);
+  str(kBackend, p.backend);
+  str(kDevice, p.device);
+  str(kDate, p.date);
+  str(kHarness, p.harness_version);
+}
+
+// Reads fields up to the end of the reader (the section's end).
+Provenance decode_provenance(Reader& r) {
+  Provenance p;
+  int last = 0;
+  while (r.pos() < r.size()) {
+    const uint8_t tag = r.u8("provenance tag");
+    if (tag == 0 || tag >= kTagEnd) r.fail("unknown provenance tag " + std::to_string(tag));
+    if (tag <= last) r.fail("provenance tag " + std::to_string(tag) + " repeated or out of order");
+    last = tag;
+    const uint32_t len = r.u32("provenance field length");
+    if (tag == kAbi) {
+      if (len != 4) r.fail("provenance abi_version has length " + std::to_string(len) + ", not 4");
+      p.abi_version = r.u32("provenance abi_version");
+      continue;
+    }
+    if (len == 0 || len > kMaxProvenanceString)
+      r.fail("provenance string length " + std::to_string(len) + " outside [1, " +
+             std::to_string(kMaxProvenanceString) + "]");
+    r.need(len, "provenance string");
+    std::string v;
+    for (uint32_t i = 0; i < len; ++i) {
+      const uint8_t ch = r.u8("provenance string");
+      if (ch < 0x20 || ch >= 0x7f) r.fail("provenance string holds non-printable byte " + std::to_string(ch));
+      v.push_back(char(ch));
+    }
+    std::string* dst[] = {nullptr, &p.impl_path, nullptr, &p.impl_name, &p.impl_version,
+                          &p.backend, &p.device, &p.date, &p.harness_version};
+    *dst[tag] = std::move(v);
+  }
+  if (p.empty()) r.fail("empty provenance section in a version-2 file");
+  return p;
+}
+
 }  // namespace
 
-std::vector<uint8_t> encode_case(const Case& c) {
+std::vector<uint8_t> encode_case(const Case& c) { return encode_case(c, Provenance{}); }
+
+std::vector<uint8_t> encode_case(const Case& c, const Provenance& prov) {
   Writer payload;
   encode_payload(payload, c);
   Writer w;
   w.out.insert(w.out.end(), kCaseMagic, kCaseMagic + 8);
-  w.u32(kCaseVersion);
+  w.u32(prov.empty() ? kCaseVersion : kCaseVersionProvenance);
   w.u32(uint32_t(payload.out.size()));
   w.out.insert(w.out.end(), payload.out.begin(), payload.out.end());
+  if (!prov.empty()) {
+    Writer sec;
+    encode_provenance(sec, prov);
+    w.u32(uint32_t(sec.out.size()));
+    w.out.insert(w.out.end(), sec.out.begin(), sec.out.end());
+  }
   return w.out;
 }
 
 Case decode_case_strict(const uint8_t* data, size_t size, const std::string& source) {
-  Reader r(data, size, source);
-  r.need(8, "magic");
-  if (std::memcmp(data, kCaseMagic, 8) != 0) r.fail("bad magic: not a DSV4CASE file");
-  for (int i = 0; i < 8; ++i) r.u8("magic");
-  const uint32_t version = r.u32("version");
-  if (version != kCaseVersion)
-    r.fail("unsupported case version " + std::to_string(version) + " (this build reads " +
-           std::to_string(kCaseVersion) + ")");
-  const uint32_t len = r.u32("payload length");
-  if (size_t(len) != size - r.pos())
-    r.fail("payload length " + std::to_string(len) + " but " + std::to_string(size - r.pos()) +
+  return decode_case_strict(data, size, source, nullptr);
+}
+
+Case decode_case_strict(const uint8_t* data, size_t size, const std::string& source, Provenance* prov) {
+  if (prov) *prov = Provenance{};
+  Reader h(data, size, source);
+  h.need(8, "magic");
+  if (std::memcmp(data, kCaseMagic, 8) != 0) h.fail("bad magic: not a DSV4CASE file");
+  for (int i = 0; i < 8; ++i) h.u8("magic");
+  const uint32_t version = h.u32("version");
+  if (version != kCaseVersion && version != kCaseVersionProvenance)
+    h.fail("unsupported case version " + std::to_string(version) + " (this build reads " +
+           std::to_string(kCaseVersion) + " and " + std::to_string(kCaseVersionProvenance) + ")");
+  const uint32_t len = h.u32("payload length");
+  const size_t rest = size - h.pos();
+  if (version == kCaseVersion && size_t(len) != rest)
+    h.fail("payload length " + std::to_string(len) + " but " + std::to_string(rest) +
            " bytes follow (truncated or trailing bytes)");
+  if (version == kCaseVersionProvenance && size_t(len) > rest)
+    h.fail("payload length " + std::to_string(len) + " but only " + std::to_string(rest) + " bytes follow (truncated)");
+  const size_t payload_end = h.pos() + len;
+  if (version == kCaseVersionProvenance) {
+    Reader ps(data, size, source, payload_end);
+    const uint32_t sec = ps.u32("provenance section length");
+    if (size_t(sec) != size - ps.pos())
+      ps.fail("provenance section length " + std::to_string(sec) + " but " + std::to_string(size - ps.pos()) +
+              " bytes follow (truncated or trailing bytes)");
+    const Provenance p = decode_provenance(ps);
+    if (prov) *prov = p;
+  }
+  Reader r(data, payload_end, source, h.pos());
   Case c;
   c.kernel = r.en<KernelId>("kernel", kKernelIdCount);
   Shape& s = c.shape;
@@ -228,8 +313,15 @@ std::vector<uint8_t> read_file_bytes(const std::string& path) {
 
 Case read_case_file(const std::string& path) { return decode_case_strict(read_file_bytes(path), path); }
 
-void write_case_file(const std::string& path, const Case& c) {
-  const std::vector<uint8_t> bytes = encode_case(c);
+Case read_case_file(const std::string& path, Provenance* prov) {
+  const std::vector<uint8_t> bytes = read_file_bytes(path);
+  return decode_case_strict(bytes.data(), bytes.size(), path, prov);
+}
+
+void write_case_file(const std::string& path, const Case& c) { write_case_file(path, c, Provenance{}); }
+
+void write_case_file(const std::string& path, const Case& c, const Provenance& prov) {
+  const std::vector<uint8_t> bytes = encode_case(c, prov);
   std::ofstream f(path, std::ios::binary | std::ios::trunc);
   if (!f) throw CodecError(path + ": cannot open for writing");
   f.write(reinterpret_cast<const char*>(bytes.data()), std::streamsize(bytes.size()));

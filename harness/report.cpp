@@ -55,6 +55,12 @@ std::string format_report(const Case& c, const Outcome& o, const Impl& impl, con
   }
   r << "implementation   " << impl.describe() << "\n";
   r << "backend          " << be.name() << " on " << be.device_name() << "\n";
+  if (!ctx.recorded.empty()) {
+    const Provenance now = make_provenance(impl, be);
+    r << "recorded with:   " << provenance_line(ctx.recorded) << "\n";
+    r << "replayed with:   " << provenance_line(now)
+      << (same_origin(ctx.recorded, now) ? "" : "   <-- differs from the recording") << "\n";
+  }
   if (!o.row_paths.empty()) {
     std::map<int32_t, int64_t> hist;
     for (int32_t p : o.row_paths) ++hist[p];

@@ -18,6 +18,9 @@ struct CommonArgs {
   std::string output;               // -o OUT
   int max_runs = 400;               // --max-runs N (minimize)
   bool quiet = false;               // --quiet: one line per case
+  int isolate = -1;                 // --isolate 1 / --no-isolate 0 / -1 = default (repro: on for cuda)
+  double timeout_s = 60;            // --timeout SECONDS (repro, isolated runs; implies --isolate)
+  bool timeout_given = false;
 };
 
 // Parses argv[first..]; returns "" or an error message.

@@ -37,7 +37,7 @@ int cmd_minimize(int argc, char** argv) {
   const Case small = minimize_case(
       c, [&](const Case& cand) { return same_failure(cls, run_case(cand, *impl, *be)); }, a.max_runs, &st);
   try {
-    write_case_file(a.output, small);
+    write_case_file(a.output, small, make_provenance(*impl, *be));  // who found it, where
   } catch (const std::exception& e) {
     std::fprintf(stderr, "minimize: %s\n", e.what());
     return 2;

@@ -15,8 +15,11 @@ int cmd_show(int argc, char** argv) {
   int rc = 0;
   for (const auto& f : a.files) {
     try {
-      const Case c = read_case_file(f);
+      Provenance prov;
+      const Case c = read_case_file(f, &prov);
       std::printf("# %s\n%s", f.c_str(), show_case(c).c_str());
+      if (prov.empty()) std::printf("recorded with    (no provenance: a version-1 file)\n");
+      else std::printf("%s", show_provenance(prov).c_str());
     } catch (const std::exception& e) {
       std::fprintf(stderr, "show: %s\n", e.what());
       rc = 2;

@@ -24,7 +24,17 @@ std::string parse_common(int argc, char** argv, int first, CommonArgs* a) {
       if (!value(&v)) return "--max-runs needs a value";
       a->max_runs = std::atoi(v.c_str());
       if (a->max_runs <= 0) return "--max-runs must be positive";
-    } else if (s == "--quiet" || s == "-q") a->quiet = true;
+    } else if (s == "--timeout") {
+      std::string v;
+      if (!value(&v)) return "--timeout needs a value";
+      char* end = nullptr;
+      a->timeout_s = std::strtod(v.c_str(), &end);
+      if (end == v.c_str() || *end || !(a->timeout_s > 0) || a->timeout_s > 1e6)
+        return "--timeout must be a number of seconds in (0, 1e6]";
+      a->timeout_given = true;
+    } else if (s == "--isolate") a->isolate = 1;
+    else if (s == "--no-isolate") a->isolate = 0;
+    else if (s == "--quiet" || s == "-q") a->quiet = true;
     else if (s.size() > 1 && s[0] == '-') return "unknown option " + s;
     else a->files.push_back(s);
   }
@@ -50,8 +60,13 @@ static void usage() {
   std::fprintf(stderr,
                "usage: dsv4-harness COMMAND [ARGS]\n"
                "  repro FILE... [--impl P.so|ours|ours-simt|ours-cuda] [--backend auto|cuda|simt] [--quiet]\n"
-               "                replay case files, print the report; exit 1 if any case fails\n"
-               "  show FILE     print a case file as text\n"
+               "                [--isolate | --no-isolate] [--timeout SECONDS]\n"
+               "                replay case files, print the report; exit 1 if any case fails.\n"
+               "                --isolate: each case in a fresh child process (default on the cuda\n"
+               "                backend); a crash, a poisoned CUDA context or a hang (no answer in\n"
+               "                --timeout seconds, default 60; giving --timeout implies --isolate)\n"
+               "                is reported in one line and the next file still runs\n"
+               "  show FILE     print a case file as text (and its provenance, if recorded)\n"
                "  minimize FILE -o OUT [--impl P] [--backend B] [--max-runs N]\n"
                "                shrink a failing case keeping its verdict kind and path\n"
                "  fuzz ...      time-boxed fuzz campaign\n");

@@ -45,6 +45,11 @@ dsv4_result fake_transform_paged(const dsv4_tensor* scores, const dsv4_tensor* s
                                  const dsv4_tensor* page_table, dsv4_tensor* out, int64_t page_size,
                                  const dsv4_tensor*, dsv4_tensor*, void*, int32_t, dsv4_message* msg) {
   if (msg) msg->text[0] = 0;
+  if (g_fault == Fault::Segfault) *static_cast<volatile int32_t*>(nullptr) = 1;
+  if (g_fault == Fault::Spin) {
+    volatile uint64_t spins = 0;
+    for (;;) spins = spins + 1;
+  }
   const int64_t B = scores->sizes[0], K = out->sizes[1];
   int bits = 0;
   while ((int64_t(1) << bits) < page_size) ++bits;

@@ -15,6 +15,8 @@ enum class Fault {
   WriteIntoScores,    // overwrites scores[1][2]
   SkipLastSlot,       // leaves slot k-1 of row 0 unwritten
   WrongValue,         // row 0 slot 0 emits the smallest position instead of the largest
+  Segfault,           // writes through a null pointer (the process dies with SIGSEGV)
+  Spin,               // never returns
 };
 
 void set_fault(Fault f);

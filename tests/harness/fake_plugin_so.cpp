@@ -1,5 +1,7 @@
 // tests/harness/fake_plugin_so.cpp -- the fake implementation as a dlopen-able plugin .so.
 // FAKE_ABI_VERSION (compile definition) lets a second build claim a wrong ABI version.
+// FAKE_FORCED_FAULT=<n> (compile definition) builds a plugin that always has Fault n for cases
+// with batch >= 3 (and none for smaller ones), so a test can run a passing case after a crash.
 #include <cstdlib>
 
 #include "fake_plugin.hpp"
@@ -30,6 +32,9 @@ DSV4_EXPORT dsv4_result dsv4_topk_v2_transform_paged(const dsv4_tensor* scores, 
                                                      int64_t page_size, const dsv4_tensor* metadata,
                                                      dsv4_tensor* raw, void* stream, int32_t validate,
                                                      dsv4_message* msg) {
+#ifdef FAKE_FORCED_FAULT
+  set_fault(scores->sizes[0] >= 3 ? Fault(FAKE_FORCED_FAULT) : Fault::None);
+#endif
   return fake_transform_paged(scores, seq_lens, page_table, out, page_size, metadata, raw, stream, validate, msg);
 }
 }
