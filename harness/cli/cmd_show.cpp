@@ -19,7 +19,8 @@ int cmd_show(int argc, char** argv) {
       const Case c = read_case_file(f, &prov);
       std::printf("# %s\n%s", f.c_str(), show_case(c).c_str());
       if (prov.empty()) std::printf("recorded with    (no provenance: a version-1 file)\n");
-      else std::printf("%s", show_provenance(prov).c_str());
+      else std::printf("file format v%u  (case + provenance record)\n%s", kCaseVersionProvenance,
+                       show_provenance(prov).c_str());
     } catch (const std::exception& e) {
       std::fprintf(stderr, "show: %s\n", e.what());
       rc = 2;

@@ -157,6 +157,12 @@ if [ -n "$cudart" ] && [ -f "$cudart" ]; then
 else
   log "libcudart.so not found: run_bundle.sh will rely on /usr/local/cuda/lib64 there"
 fi
+# Shared Boost.Context (a build configured without Boost_USE_STATIC_LIBS, e.g. --no-build on a dev tree).
+while IFS= read -r rel; do
+  ldd "$BUNDLE/tree/$rel" 2>/dev/null | awk '/libboost_/ {print $3}'
+done <"$BUNDLE/copied.txt" | sort -u | while IFS= read -r so; do
+  [ -f "$so" ] && cp -L "$so" "$BUNDLE/lib/" && log "bundled $(basename "$so")"
+done
 [ -d "$REPO/corpus" ] && cp -r "$REPO/corpus" "$BUNDLE/corpus"
 
 for want in kernels/libdsv4_ours_cuda.so kernels/libdsv4_ours_simt.so; do

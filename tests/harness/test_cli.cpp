@@ -66,7 +66,15 @@ TEST_F(Cli, ShowAndMinimize) {
   const Case m = read_case_file(small);
   EXPECT_EQ(m.shape.batch, 1) << out;
   EXPECT_LT(m.shape.width, 300) << out;
-  EXPECT_EQ(run("repro " + small + impl(), "DSV4_FAKE_FAULT=5"), 1);  // still fails the same way
+  EXPECT_EQ(run("repro " + small + impl(), "DSV4_FAKE_FAULT=5", &out), 1);  // still fails the same way
+  // minimize records who found it; repro prints it next to the replaying implementation
+  EXPECT_NE(out.find(std::string("recorded with:   fake-host test (") + FAKE_PLUGIN_OK), std::string::npos) << out;
+  EXPECT_NE(out.find("replayed with:   fake-host test"), std::string::npos) << out;
+  EXPECT_EQ(run("show " + small, "", &out), 0);
+  EXPECT_NE(out.find("recorded with    fake-host test"), std::string::npos) << out;
+  EXPECT_NE(out.find("device         cpu (simt)"), std::string::npos) << out;
+  EXPECT_EQ(run("show " + file, "", &out), 0);
+  EXPECT_NE(out.find("no provenance"), std::string::npos) << out;
   EXPECT_EQ(run("minimize " + file + " -o " + small + impl(), "", &out), 2);  // passing: nothing to do
   EXPECT_EQ(run("nonsense", "", &out), 2);
 }
