@@ -7,6 +7,7 @@
 #pragma once
 
 #include <climits>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -21,6 +22,8 @@ struct Named {
   std::string name;  // "<bug class>-<what>", shown in test names and the seed manifest
   Case c;
 };
+// GoogleTest value printer (found by ADL): print the name, not 320 raw bytes.
+inline void PrintTo(const Named& n, std::ostream* os) { *os << n.name; }
 
 inline uint32_t f32(float f) {
   uint32_t u;

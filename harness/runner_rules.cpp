@@ -48,7 +48,8 @@ std::string metadata_violation(const Case& c, const Materialized& m, const dsv4_
       return "";
     case KernelId::CandidateTable:
       if (k <= 0 || k > 2048) return "K = " + s(k) + " outside (0, 2048]";
-      if (!pow2(sh.page_size) || sh.page_size < 8) return "page_size " + s(sh.page_size) + " not a power of two >= 8";
+      if (!pow2(sh.page_size) || sh.page_size < 8 || sh.page_size > (int64_t(1) << 30))
+        return "page_size " + s(sh.page_size) + " not a power of two in [8, 2^30]";
       // candidate_block_table.md §5: the host rejects tables covering more than 262144 blocks.
       if (table_width(m) * (sh.page_size / 8) > 262144)
         return "page table covers W * page_size / 8 = " + s(table_width(m) * (sh.page_size / 8)) + " blocks > 262144";
@@ -60,7 +61,8 @@ std::string metadata_violation(const Case& c, const Materialized& m, const dsv4_
       if (sh.width == 0) return "L = 0 (zero-width logits)";
       if (S % 8 != 0) return "logits row stride " + s(S) + " not a multiple of 8";
       if ((sh.base_offset * 4) % 32 != 0) return "logits base not 32-byte aligned";
-      if (!pow2(sh.page_size) || sh.page_size < 8) return "index page_size " + s(sh.page_size) + " not a power of two >= 8";
+      if (!pow2(sh.page_size) || sh.page_size < 8 || sh.page_size > (int64_t(1) << 30))
+        return "index page_size " + s(sh.page_size) + " not a power of two in [8, 2^30]";
       if (table_width(m) * (sh.page_size / 8) > 262144)
         return "index page table covers W * page_size / 8 = " + s(table_width(m) * (sh.page_size / 8)) + " blocks > 262144";
       return "";

@@ -53,6 +53,7 @@ void drive_topk_paged(Ctx& x) {
                            : nullptr;
   // Plan first when this implementation writes one for B (topk_v2.md §6.3).
   int32_t written = 0;
+  uint32_t plan_codes = 0;  // codes the plan kernel itself records (unchecked: negative lengths)
   GuardedBuffer* meta = nullptr;
   if (f.topk_v2_plan_is_written && f.topk_v2_plan) {
     dsv4_message pm{};
@@ -66,6 +67,9 @@ void drive_topk_paged(Ctx& x) {
       return f.topk_v2_plan(&tl, &tm, c.knobs.static_threshold, x.be.stream(), validate ? 1 : 0, msg);
     });
     x.out.notes.push_back("plan written for B = " + std::to_string(B) + " (result " + std::to_string(int(pr)) + ")");
+    if (pr == DSV4_OK)
+      for (int64_t b = 0; b < B; ++b)
+        if (seq_len_of(c, b) < 0) plan_codes |= 1u << DSV4_CODE_NEGATIVE_LENGTH;
   }
   const dsv4_tensor ts = scores->view(), tl = lens->view();
   dsv4_tensor tt{}, to = out->view(), tr{}, tm{};
@@ -84,7 +88,7 @@ void drive_topk_paged(Ctx& x) {
   if (why.empty() && validate) why = checked_violation(c, m, x.impl.caps());
   if (meta) x.exempt.push_back("metadata");  // written by the plan call, not by the transform
   if (!x.judge_host_result(why, metadata_ambiguous(c) || (B == 0 && !metadata_violation(c, m, x.impl.caps()).empty()))) {
-    x.judge_status(0);
+    x.judge_status(plan_codes);  // the transform launched nothing; the plan may have run
     return;
   }
   oracle::TopkCheckArgs args;
@@ -109,7 +113,7 @@ void drive_topk_paged(Ctx& x) {
   uint32_t codes_seen = 0;
   oracle::CheckResult cr = oracle::check_topk(args, &codes_seen);
   merge_check(x.out, cr);
-  x.judge_status(row_code_mask(c, B) | (codes_seen & (1u << 5)));
+  x.judge_status(row_code_mask(c, B) | plan_codes | (codes_seen & (1u << 5)));
 }
 
 void drive_topk_ragged(Ctx& x) {
