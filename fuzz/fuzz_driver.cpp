@@ -87,7 +87,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   const char* dir_env = std::getenv("DSV4_FAILURE_DIR");
   const std::string dir = dir_env && *dir_env ? dir_env : "fuzz-failures";
-  const std::string file = props::write_failure_case(c, dir);
+  const std::string file = props::write_failure_case(c, dir, *g_impl, *g_backend);
   std::fprintf(stderr, "\n%s: %s\n%s\n", t.name, verdict_name(o.verdict),
                props::failure_text(c, o, *g_impl, *g_backend, file).c_str());
   std::fprintf(stderr, "case file: %s\nrepro: dsv4-harness repro %s\n", file.c_str(), file.c_str());

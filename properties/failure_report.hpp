@@ -6,6 +6,7 @@
 #include <string>
 
 #include "harness/codec.hpp"
+#include "harness/provenance.hpp"
 #include "harness/report.hpp"
 #include "harness/sha1.hpp"
 
@@ -21,6 +22,17 @@ inline std::string failure_case_path(const harness::Case& c, const std::string& 
 inline std::string write_failure_case(const harness::Case& c, const std::string& dir) {
   try {
     return harness::write_corpus_file(dir, c);
+  } catch (const std::exception& e) {
+    return failure_case_path(c, dir) + " (unwritable: " + e.what() + ")";
+  }
+}
+
+// Same, recording which implementation, backend and device produced the failure (provenance
+// section of the case file; the name stays the sha1 of the case itself).
+inline std::string write_failure_case(const harness::Case& c, const std::string& dir,
+                                      const harness::Impl& impl, const harness::Backend& be) {
+  try {
+    return harness::write_corpus_file(dir, c, harness::make_provenance(impl, be));
   } catch (const std::exception& e) {
     return failure_case_path(c, dir) + " (unwritable: " + e.what() + ")";
   }

@@ -34,6 +34,7 @@ struct Team<1> {
   SIMT_DEVICE Smem* r0(Smem* p) { return p; }
 };
 
+static_assert(kWarps <= 32, "find_threshold sums the warp totals inside one warp");
 // Finds the bin t of hist[0, nb) with above(t) < target <= above(t) + hist[t], above(t) = sum of
 // the bins above t. If the bins hold fewer than `target` elements (only possible under planted
 // faults), returns t = 0. Every thread of the block calls it; `hist` may be remote (DSMEM).
@@ -52,8 +53,11 @@ SIMT_DEVICE void find_threshold(const int* hist, int nb, int target, Smem& sm, i
   }
   if (lane == 0) sm.warp_sum[warp] = x;
   __syncthreads();
-  int excl = x - s;
-  for (int w = warp + 1; w < kWarps; ++w) excl += sm.warp_sum[w];
+  // elements above this thread's bins: own warp's exclusive suffix + the warps above (one read
+  // per lane and a butterfly sum instead of a serial loop over up to 31 warp sums)
+  int up = lane > warp && lane < kWarps ? sm.warp_sum[lane] : 0;
+  for (int d = 16; d > 0; d >>= 1) up += __shfl_xor_sync(0xFFFFFFFFu, up, d);
+  const int excl = x - s + up;
   if (excl < target && (target <= excl + s || tid == 0)) {
     int acc = excl, t = lo, above = -1;
     for (int b = hi - 1; b >= lo; --b) {

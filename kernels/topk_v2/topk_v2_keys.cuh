@@ -21,6 +21,9 @@ constexpr int kHistBins = 1 << kBitsSingle;
 constexpr int kRegister2Max = kThreads * 2 * 4;
 constexpr int kRegister4Max = kThreads * 4 * 4;
 constexpr int kChunkVecs = 128;
+// Staged threshold bins of at most this many candidates are ranked all-pairs (one thread per
+// candidate, no barrier) instead of by the 4-round radix select (§4.7 recommended split).
+constexpr int kPairRankMax = kThreads < 128 ? kThreads : 128;
 // CTAs/SM of the main kernel's launch bounds (spec: 2). 1 lifts the 32-register cap (no spills of
 // the Register4 row) at half the resident rows; scripts/gpu/topk_v2_gpu.sh times both.
 #ifndef DSV4_TOPK_STREAM_PREFETCH  // streaming one-ahead prefetch (off: fewer spills)

@@ -61,6 +61,21 @@ SIMT_DEVICE void emit_selected(const CandSrc& ce, unsigned prefix, unsigned mask
   });
 }
 
+// All-pairs ranking of few staged candidates (<= kPairRankMax <= kThreads, no barrier): thread i
+// holds candidate i; its rank = #(larger key32) + #(equal key32 staged before it), a strict total
+// order, so exactly the r candidates of rank < r are selected (bit-identical values: any choice).
+SIMT_DEVICE void rank_pairs(Smem& sm, int cnt, int r) {
+  const int i = threadIdx.x;
+  if (i >= cnt) return;
+  const unsigned ki = sm.tie_key[i];
+  int rank = 0;
+  for (int j = 0; j < cnt; ++j) {
+    const unsigned kj = sm.tie_key[j];
+    rank += (kj > ki) ? 1 : 0;
+  }
+  if (rank < r) push_sel(sm, sm.tie_pos[i]);
+}
+
 // Ranks != 0 append their sel (and tie) lists to rank 0's, on ranges reserved atomically.
 template <int NR>
 SIMT_DEVICE void publish(Smem& sm, Team<NR>& tm, bool with_ties) {
@@ -143,9 +158,13 @@ SIMT_DEVICE void select_row(const Args& a, int b, const RowWin& w, const Src& sr
     tm.sync();
     if (rank != 0) return;
   }
-  // 5. staged candidates: rank 0 alone ranks them exactly
-  if (stage) {
-    const TieSrc ties{&sm, sm.tie_cnt < kTieStage ? sm.tie_cnt : kTieStage};
+  // 5. staged candidates: rank 0 alone ranks them exactly (few: all-pairs, else radix select)
+  const int staged = sm.tie_cnt < kTieStage ? sm.tie_cnt : kTieStage;
+  if (stage && staged <= kPairRankMax) {
+    rank_pairs(sm, staged, r);
+    __syncthreads();
+  } else if (stage) {
+    const TieSrc ties{&sm, staged};
     Team<1> self;
     unsigned prefix = 0, mask = 0;
     int rem = 0;

@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# scripts/gpu/topk_v2_ab.sh -- A/B timing of OUR Top-K v2 on one H200: the working tree ("new")
+# against the kernel files saved in scripts/gpu/topk_v2_ab_base/ ("base"), same smoke binary.
+#   OUT=/some/dir bash scripts/gpu/topk_v2_ab.sh
+# new: full smoke (every forced path, all families, exact checks) + timing table; then
+# base/new --timing twice, alternating. ptxas report of both. Exit 1 if any check fails.
+set -uo pipefail
+cd "$(dirname "$0")/../.." || exit 1
+OUT="${OUT:-$PWD/out/topk_v2_ab}"
+mkdir -p "$OUT"
+export PATH="/usr/local/cuda/bin:$PATH"
+FLAGS=(-std=c++20 -O3 -arch=sm_90a -lineinfo --expt-relaxed-constexpr -I. -Iinclude
+       -DDSV4_TOPK_BLOCK_THREADS=1024 -DDSV4_BF16_BLOCK_THREADS=512)
+SRCS=(kernels/common/validate.cu kernels/common/status_host.cu kernels/common/capabilities.cu
+      kernels/topk_v2/topk_v2_launch.cu kernels/topk_v2/topk_v2_entry.cu
+      kernels/occupancy_probe/occupancy_probe.cu tests/kernels/topk_v2/gpu/topk_v2_gpu_smoke.cu)
+BASE=/tmp/topk_ab_base
+rm -rf "$BASE"; mkdir -p "$BASE"
+cp -r kernels include simt tests "$BASE"/ 2>/dev/null
+cp scripts/gpu/topk_v2_ab_base/* "$BASE/kernels/topk_v2/"
+LOG="$OUT/ab.txt"
+{ date -u; nvidia-smi -L; } >"$LOG" 2>&1
+( nvcc "${FLAGS[@]}" "${SRCS[@]}" -o /tmp/ab_new >"$OUT/build_new.txt" 2>&1 ) &
+( cd "$BASE" && nvcc "${FLAGS[@]}" "${SRCS[@]}" -o /tmp/ab_base >"$OUT/build_base.txt" 2>&1 ) &
+( nvcc "${FLAGS[@]}" -Xptxas -v -c kernels/topk_v2/topk_v2_launch.cu -o /tmp/ab_p.o 2>&1 | grep -E "entry|spill|Used" >"$OUT/ptxas_new.txt" ) &
+wait
+[ -x /tmp/ab_new ] && [ -x /tmp/ab_base ] || { echo "build FAILED" | tee -a "$LOG"; tail -20 "$OUT"/build_*.txt; exit 1; }
+rc=0
+echo "== new full smoke" >>"$LOG"
+/tmp/ab_new >"$OUT/new_full.txt" 2>&1 || rc=1
+grep -c '^PASS' "$OUT/new_full.txt" >>"$LOG"; grep -E '^FAIL|failing' "$OUT/new_full.txt" | head -20 >>"$LOG"
+for i in 1 2; do
+  for v in base new; do
+    echo "== $v --timing run $i" >>"$LOG"
+    timeout 60 /tmp/ab_$v --timing >"$OUT/t_${v}_$i.txt" 2>&1 || { [ $v = new ] && rc=1; }
+  done
+done
+python3 - "$OUT" >>"$LOG" <<'PY'
+import sys, re, os
+o = sys.argv[1]
+def tab(f):
+    d = {}
+    for l in open(os.path.join(o, f)):
+        m = re.match(r'\| (\d+) \| (\d+) \| (\d+) \| ([-\d.]+) \|', l)
+        if m: d[m.group(1,2,3)] = float(m.group(4))
+    return d
+t = {k: tab(f"t_{k}.txt") for k in ["base_1", "new_1", "base_2", "new_2"]}
+print("| B | L | K | base us (run1/run2) | new us (run1/run2) | new/base (min) |")
+print("|---:|---:|---:|---:|---:|---:|")
+for k in t["base_1"]:
+    b = [t["base_1"].get(k, -1), t["base_2"].get(k, -1)]; n = [t["new_1"].get(k, -1), t["new_2"].get(k, -1)]
+    print(f"| {k[0]} | {k[1]} | {k[2]} | {b[0]:.1f}/{b[1]:.1f} | {n[0]:.1f}/{n[1]:.1f} | {min(n)/min(b):.2f} |")
+PY
+grep -h failing "$OUT"/t_*.txt >>"$LOG"
+cat "$LOG"; cat "$OUT/ptxas_new.txt"
+exit $rc

@@ -1,0 +1,124 @@
+// kernels/topk_v2/topk_v2_keys.cuh -- Top-K v2 constants, coarse fp16 key, exact key32, the
+// round-to-nearest-even bin lower bound and the classification rule (spec topk_v2.md §1, §4.1-§4.8).
+// Host+device (SIMT_HD) where the harness or the host code needs them too.
+#pragma once
+#include "kernels/common/faults.h"
+#include "simt/portable.h"
+
+#ifndef DSV4_TOPK_BLOCK_THREADS
+#error "DSV4_TOPK_BLOCK_THREADS must be set by the build (1024 on the GPU)"
+#endif
+
+namespace dsv4::ours::topk {
+
+constexpr int kThreads = DSV4_TOPK_BLOCK_THREADS;  // kBlockThreads of this instantiation
+constexpr int kWarps = kThreads / 32;
+constexpr int kMaxTopK = 2048;
+constexpr int kTieStage = 2048;                    // staging array size (kTieCapacity max)
+constexpr int kBitsSingle = 12;                    // single-CTA paths
+constexpr int kBitsCluster = 10;                   // cluster paths
+constexpr int kHistBins = 1 << kBitsSingle;
+constexpr int kRegister2Max = kThreads * 2 * 4;
+constexpr int kRegister4Max = kThreads * 4 * 4;
+constexpr int kChunkVecs = 128;
+// CTAs/SM of the main kernel's launch bounds (spec: 2). 1 lifts the 32-register cap (no spills of
+// the Register4 row) at half the resident rows; scripts/gpu/topk_v2_gpu.sh times both.
+#ifndef DSV4_TOPK_STREAM_PREFETCH  // streaming one-ahead prefetch (off: fewer spills)
+#define DSV4_TOPK_STREAM_PREFETCH 0
+#endif
+#ifndef DSV4_TOPK_MAIN_MIN_BLOCKS
+#define DSV4_TOPK_MAIN_MIN_BLOCKS 2
+#endif                    // cluster rank interleave: 128 vectors per chunk
+static_assert(kThreads % 32 == 0 && kThreads >= 64, "block size must be whole warps");
+
+SIMT_HD unsigned f32_bits(float x) {
+  unsigned u;
+  __builtin_memcpy(&u, &x, sizeof u);
+  return u;
+}
+SIMT_HD float f32_from_bits(unsigned u) {
+  float x;
+  __builtin_memcpy(&x, &u, sizeof x);
+  return x;
+}
+SIMT_HD bool is_nan(float x) { return (f32_bits(x) & 0x7FFFFFFFu) > 0x7F800000u; }
+
+// Padding value of lanes that hold no real element (§4.6): a quiet NaN. The planted fault
+// DSV4_FAULT_TOPK_PAD_NEG_FLT_MAX restores the upstream -FLT_MAX padding (bug class 1).
+SIMT_HD float pad_value() {
+#if DSV4_FAULT_TOPK_PAD_NEG_FLT_MAX
+  return f32_from_bits(0xFF7FFFFFu);  // -FLT_MAX
+#else
+  return f32_from_bits(0x7FC00000u);  // quiet NaN
+#endif
+}
+
+// §4.1: fp16 RNE, sign-ordered 16-bit key.
+SIMT_HD unsigned key16_of_code(unsigned h) { return (h & 0x8000u) ? (~h & 0xFFFFu) : (h | 0x8000u); }
+SIMT_HD unsigned code_of_key16(unsigned k) { return (k & 0x8000u) ? (k & 0x7FFFu) : (~k & 0xFFFFu); }
+SIMT_HD unsigned fp16_key16(float x) {
+  return key16_of_code(static_cast<unsigned>(__half_as_ushort(__float2half_rn(x))));
+}
+// bin_w(x); NaN -> 2^w - 1 by the explicit rule.
+SIMT_HD int coarse_bin(float x, int w) {
+  if (is_nan(x)) return (1 << w) - 1;
+  return static_cast<int>(fp16_key16(x) >> (16 - w));
+}
+// §4.2 exact key: strictly increasing over non-NaN values, +0 above -0.
+SIMT_HD unsigned key32(float x) {
+  const unsigned u = f32_bits(x);
+  return (u & 0x80000000u) ? ~u : (u | 0x80000000u);
+}
+SIMT_HD int inf_bin(int w) { return static_cast<int>(0xFC00u >> (16 - w)); }     // +inf bin
+SIMT_HD int neg_inf_bin(int w) { return static_cast<int>(0x03FFu >> (16 - w)); } // -inf bin
+
+// §4.5: LB_w(b) = the smallest non-NaN fp32 x with bin_w(x) >= b (-inf for b <= the -inf bin,
+// the sentinel +inf above the +inf bin). The RNE midpoint of two fp16 codes is an exact tie that
+// goes to the even code: when the lowest code of bin b is odd (every negative bin) the midpoint
+// belongs to bin b-1 and the bound is one fp32 ulp above it.
+SIMT_HD float coarse_bin_lower_bound(int b, int w) {
+  const float inf = f32_from_bits(0x7F800000u);
+  if (b <= neg_inf_bin(w)) return -inf;
+  if (b > inf_bin(w)) return inf;
+  if (b == inf_bin(w)) return 65520.0f;
+  if (b == neg_inf_bin(w) + 1) return f32_from_bits(0xC77FEFFFu);  // nextafter(-65520, +inf)
+  const unsigned key = static_cast<unsigned>(b) << (16 - w);
+  const unsigned hi_code = code_of_key16(key), lo_code = code_of_key16(key - 1);
+  const float hi = __half2float(__ushort_as_half(static_cast<unsigned short>(hi_code)));
+  const float lo = __half2float(__ushort_as_half(static_cast<unsigned short>(lo_code)));
+  float mid = (hi + lo) * 0.5f;  // exact: fp32 has 13 more significand bits than fp16
+#if !DSV4_FAULT_TOPK_LB_NO_ULP
+  if (hi_code & 1u) {  // RNE sends the tie to lo: nudge one ulp towards +inf
+    const unsigned u = f32_bits(mid);
+    mid = (u & 0x80000000u) ? f32_from_bits(u - 1u) : f32_from_bits(u + 1u);
+  }
+#endif
+  return mid;
+}
+
+// §4.4 classification. 2 = ABOVE, 1 = CANDIDATE, 0 = dropped. `t` = threshold bin (-1: every
+// non-NaN element is ABOVE, the short-row case). OUR rule compares recomputed integer bins.
+// The planted faults LB_NO_ULP / NEGZERO_ABOVE switch to an fp32 boundary-compare realization
+// (upstream style) with the respective defect (bug classes 2 and 8).
+enum : int { kDrop = 0, kCand = 1, kAbove = 2 };
+SIMT_HD int classify(float x, int bin, int t, int w) {
+#if DSV4_FAULT_TOPK_LB_NO_ULP || DSV4_FAULT_TOPK_NEGZERO_ABOVE
+  if (is_nan(x)) return kDrop;
+  if (t < 0) return kAbove;
+#if !DSV4_FAULT_TOPK_NEGZERO_ABOVE
+  if (f32_bits(x) == 0x80000000u) return bin > t ? kAbove : (bin == t ? kCand : kDrop);
+#endif
+  if (bin == inf_bin(w) && t == inf_bin(w)) return kCand;  // §4.4 (c)
+  const float hi = coarse_bin_lower_bound(t + 1, w), lo = coarse_bin_lower_bound(t, w);
+  if (x >= hi) return kAbove;
+  return x >= lo ? kCand : kDrop;
+#else
+  (void)x;
+  (void)w;
+  const int top = (1 << w) - 1;
+  if (bin >= top) return kDrop;  // NaN (and padding)
+  return bin > t ? kAbove : (bin == t ? kCand : kDrop);
+#endif
+}
+
+}  // namespace dsv4::ours::topk

@@ -1,0 +1,209 @@
+// kernels/topk_v2/topk_v2_launch.cu -- Top-K v2 host side: sizing from the occupancy probe and
+// the config snapshot (§5.4, §7), plan_is_written (§6.3), the dispatch decision (§5.2) and the
+// launches (never a zero-size grid).
+#include <climits>
+#include <cstdio>
+#include <mutex>
+
+#include "kernels/common/config.hpp"
+#include "kernels/common/validate.hpp"
+#include "kernels/occupancy_probe/occupancy_probe.hpp"
+#include "kernels/topk_v2/topk_v2_host.hpp"
+#include "kernels/topk_v2/topk_v2_kernels.cuh"
+
+namespace dsv4::ours::topk {
+namespace {
+
+simt::rt::LaunchConfig base_config(int grid, int cluster, void* stream) {
+  simt::rt::LaunchConfig c;
+  c.grid = dim3(static_cast<unsigned>(grid), 1, 1);
+  c.block = dim3(kThreads, 1, 1);
+  c.cluster = dim3(static_cast<unsigned>(cluster), 1, 1);
+  c.nonportable_cluster = cluster > 8;
+  c.stream = static_cast<simt::rt::stream_t>(stream);
+  c.pdl = true;
+  return c;
+}
+
+dsv4_result launched(simt::rt::error_t e, const char* what, dsv4_message* msg) {
+  if (e == simt::rt::kSuccess) e = simt::rt::last_error();
+  if (e != simt::rt::kSuccess)
+    return fail(msg, DSV4_ERR_CUDA, "topk_v2: launching %s failed: %s", what, simt::rt::error_string(e));
+  return DSV4_OK;
+}
+
+// Pool size P (§7): the real pool kernel's occupancy query unless a probe result is injected,
+// else probe(8, 2) (the pool kernel's launch bounds give 2 CTAs/SM); driver answer 0 disables
+// the pool; any other failure falls back to the arch default with a logged warning.
+void size_pool(Sizing* s, const dsv4_config& cfg) {
+  const int arch_default = s->cc_major >= 10 ? 33 : 30;
+  if (cfg.inject_probe_c8 == -1) {
+    int v = -1;
+    const auto e = simt::rt::max_active_clusters(base_config(8, 8, nullptr), topk_pool_kernel, &v);
+    if (e == simt::rt::kSuccess && v >= 0) {
+      s->P = v;
+      s->p_from_kernel = true;
+      return;
+    }
+    simt::rt::last_error();  // clear
+  }
+  int v = 0;
+  dsv4_message m{};
+  const dsv4_result r = probe_max_active_clusters(8, 2, &v, &m);
+  if (r == DSV4_OK) {
+    s->P = v;
+    s->probe_c8 = v;
+  } else if (r == DSV4_ERR_NO_SCHEDULABLE_CLUSTERS) {
+    s->P = 0;
+    s->probe_c8 = 0;
+  } else {
+    s->P = arch_default;
+    std::fprintf(stderr, "dsv4 topk_v2: cluster-8 probe failed (%s); pool size falls back to %d\n",
+                 m.text, arch_default);
+  }
+}
+
+std::mutex g_mu;
+int g_dev = -1;
+unsigned g_gen = 0;
+Sizing g_sizing;
+
+}  // namespace
+
+dsv4_result resolve_sizing(Sizing* out, dsv4_message* msg) {
+  std::lock_guard<std::mutex> lock(g_mu);
+  simt::rt::DeviceProps p;
+  const auto e = simt::rt::device_props(&p);
+  if (e != simt::rt::kSuccess)
+    return fail(msg, DSV4_ERR_CUDA, "topk_v2: device query failed: %s", simt::rt::error_string(e));
+  if (g_dev == p.device && g_gen == config_generation()) {
+    *out = g_sizing;
+    return DSV4_OK;
+  }
+  const dsv4_config& cfg = user_config();
+  Sizing s;
+  s.cc_major = p.cc_major;
+  s.cc_minor = p.cc_minor;
+  s.cluster_capable = p.cc_major >= 9 && p.cluster_launch != 0;
+  const bool arch_on = p.cc_major == 9 || p.cc_major == 10;
+  s.cluster_ok = s.cluster_capable && (cfg.cluster_enable < 0 ? arch_on : cfg.cluster_enable != 0);
+  if (s.cluster_ok) {
+    size_pool(&s, cfg);
+    int v = 0;
+    dsv4_message m{};
+    s.C16 = probe_max_active_clusters(16, 1, &v, &m) == DSV4_OK ? v : 0;
+  }
+  const bool b100 = p.cc_major == 10;
+  const int fs = p.cc_major == 9 ? 32768 : (b100 ? 24576 : INT_MAX);
+  const int fl = p.cc_major == 9 ? 65536 : (b100 ? 30720 : INT_MAX);
+  s.floor_small = or_default(cfg.cluster_floor_small, fs);
+  s.floor_large = or_default(cfg.cluster_floor_large, fl);
+  s.small_batch_cut = or_default(cfg.small_batch_cut, 15);
+  s.max_batch = or_default(cfg.cluster_max_batch, 512);
+  s.t_min = or_default(cfg.plan_t_min, 32768);
+  s.r2 = or_default(cfg.register2_max, kRegister2Max);
+  if (s.r2 > kRegister2Max) s.r2 = kRegister2Max;
+  s.r4 = or_default(cfg.register4_max, kRegister4Max);
+  if (s.r4 > kRegister4Max) s.r4 = kRegister4Max;
+  s.tie_cap = or_default(cfg.tie_capacity, kTieStage);
+  if (s.tie_cap > kTieStage) s.tie_cap = kTieStage;
+  s.force = cfg.force_path;
+  s.early_read = cfg.early_read > 0 ? 1 : 0;
+  g_sizing = s;
+  g_dev = p.device;
+  g_gen = config_generation();
+  *out = s;
+  return DSV4_OK;
+}
+
+bool plan_is_written(const Sizing& s, long long B) {
+  if (s.force == DSV4_PATH_POOL) return s.cluster_capable && B >= 1;
+  return s.cluster_ok && s.P > 0 && s.P < B && B <= s.max_batch;
+}
+
+Decision decide(const Sizing& s, long long B, long long L, bool ragged) {
+  Decision d;
+  d.floor = s.floor(B);
+  d.kernel = L <= s.r2 ? DSV4_PATH_REGISTER2 : DSV4_PATH_REGISTER4;
+  switch (ragged ? DSV4_PATH_AUTO : s.force) {
+    case DSV4_PATH_REGISTER2: case DSV4_PATH_REGISTER4: case DSV4_PATH_STREAMING:
+      d.kernel = DSV4_PATH_REGISTER4;
+      return d;
+    case DSV4_PATH_CLUSTER8: case DSV4_PATH_CLUSTER16:
+      d.kernel = s.force;
+      return d;
+    case DSV4_PATH_POOL: {
+      d.kernel = DSV4_PATH_POOL;
+      const long long p = s.P < B ? s.P : B;
+      d.pool_clusters = static_cast<int>(p > 1 ? p : 1);
+      return d;
+    }
+    default: break;
+  }
+  if (ragged) {
+    if (s.force == DSV4_PATH_REGISTER2 || s.force == DSV4_PATH_REGISTER4 || s.force == DSV4_PATH_STREAMING)
+      d.kernel = DSV4_PATH_REGISTER4;
+    return d;
+  }
+  const bool use_cluster = s.cluster_ok && L > d.floor && B <= s.max_batch;
+  if (!use_cluster) return d;
+  if (s.C16 > 0 && B <= s.C16) d.kernel = DSV4_PATH_CLUSTER16;
+  else if (s.P > 0 && B <= s.P) d.kernel = DSV4_PATH_CLUSTER8;
+  else if (s.P > 0) { d.kernel = DSV4_PATH_POOL; d.pool_clusters = s.P; }
+  return d;
+}
+
+dsv4_result launch_plan(const Sizing& s, const int* seq_lens, int B, int* meta, int static_threshold,
+                        void* stream, dsv4_message* msg) {
+  PlanParams pp;
+  pp.static_threshold = static_threshold;
+  pp.t_min = s.t_min;
+  pp.forced = s.force == DSV4_PATH_POOL;
+  static const int t90[][2] = {{65536, 30}, {98304, 45}, {131072, 60}, {196608, 80}, {262144, 112}, {393216, 128}};
+  static const int t100[][2] = {{32768, 48}, {131072, 66}, {163840, 99}, {196608, 132},
+                                {262144, 198}, {393216, 231}, {524288, 264}};
+  const bool b100 = s.cc_major >= 10;
+  pp.nt = b100 ? 7 : 6;
+  for (int j = 0; j < pp.nt; ++j) {
+    pp.thr[j] = b100 ? t100[j][0] : t90[j][0];
+    pp.cap[j] = b100 ? t100[j][1] : t90[j][1];
+  }
+  StatusBlock* st = status_block(msg);
+  if (!st) return DSV4_ERR_CUDA;
+  const auto e = simt::rt::launch(base_config(1, 1, stream), topk_plan_kernel, seq_lens, B, meta, pp, st);
+  return launched(e, "the plan kernel", msg);
+}
+
+dsv4_result launch_transform(const Args& a, const Decision& d, void* stream, dsv4_message* msg) {
+  if (a.B <= 0) return DSV4_OK;
+  simt::rt::error_t e = simt::rt::kSuccess;
+  switch (d.kernel) {
+    case DSV4_PATH_CLUSTER8:
+      e = simt::rt::launch(base_config(a.B * 8, 8, stream), topk_cluster_kernel<8>, a);
+      return launched(e, "the cluster-8 kernel", msg);
+    case DSV4_PATH_CLUSTER16:
+      e = simt::rt::launch(base_config(a.B * 16, 16, stream), topk_cluster_kernel<16>, a);
+      return launched(e, "the cluster-16 kernel", msg);
+    case DSV4_PATH_POOL: {
+      if (d.pool_clusters <= 0) return fail(msg, DSV4_ERR_INTERNAL, "topk_v2: zero-size pool");
+      e = simt::rt::launch(base_config(d.pool_clusters * 8, 8, stream), topk_pool_kernel, a, d.pool_clusters);
+      if (dsv4_result r = launched(e, "the pool kernel", msg); r != DSV4_OK) return r;
+      e = simt::rt::launch(base_config(a.B, 1, stream), topk_main_kernel<true>, a);
+      return launched(e, "the pool-aware main kernel", msg);
+    }
+    case DSV4_PATH_REGISTER2: {
+      Args m = a;
+      m.plan = nullptr;
+      e = simt::rt::launch(base_config(a.B, 1, stream), topk_main_kernel<false>, m);
+      return launched(e, "the main kernel", msg);
+    }
+    default: {
+      Args m = a;
+      m.plan = nullptr;
+      e = simt::rt::launch(base_config(a.B, 1, stream), topk_main_kernel<true>, m);
+      return launched(e, "the main kernel", msg);
+    }
+  }
+}
+
+}  // namespace dsv4::ours::topk

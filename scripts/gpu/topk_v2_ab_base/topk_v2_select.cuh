@@ -1,0 +1,159 @@
+// kernels/topk_v2/topk_v2_select.cuh -- the exact per-row selection (spec topk_v2.md §4) for one
+// CTA (NR = 1, 12-bit bins) or one cluster of NR CTAs (10-bit bins, histograms folded into rank 0
+// through distributed shared memory). No cap: the threshold bin is resolved by a staged radix
+// select when hist[t] <= tie capacity, else by radix refinement over the row itself (§4.7).
+#pragma once
+#include "kernels/topk_v2/topk_v2_block.cuh"
+
+namespace dsv4::ours::topk {
+
+// MSB-first radix select of the r-th largest key32 among the candidates of `ce` (4 rounds of
+// 8-bit digits). multi = the candidates are spread over the ranks of a cluster (fold into rank
+// 0's digit histograms). Result: candidates with (key & mask) > prefix are selected, and `rem`
+// of those with (key & mask) == prefix. Decisions are uniform over the team.
+template <int NR, class CandSrc>
+SIMT_DEVICE void radix_select(const CandSrc& ce, int r, bool multi, Smem& sm, Team<NR>& tm,
+                              unsigned* prefix_out, unsigned* mask_out, int* rem_out) {
+  const bool remote = NR > 1 && multi && tm.rank() != 0;
+  Smem* r0 = multi ? tm.r0(&sm) : &sm;
+  if (remote) {  // own coarse histogram is dead: reuse it for the local digit counts
+    for (int i = threadIdx.x; i < 4 * 256; i += kThreads) sm.hist[i] = 0;
+    __syncthreads();
+  }
+  unsigned prefix = 0, mask = 0;
+  int rem = r;
+  for (int round = 0; round < 4; ++round) {
+    const int shift = 24 - 8 * round;
+    int* cnt = remote ? &sm.hist[round * 256] : sm.rh[round];
+    const unsigned pf = prefix, mk = mask;
+    ce.each([&](unsigned k, int) {
+      if ((k & mk) == pf) atomicAdd(&cnt[(k >> shift) & 255u], 1);
+    });
+    __syncthreads();
+    if (NR > 1 && multi) {
+      if (remote)
+        for (int j = threadIdx.x; j < 256; j += kThreads)
+          if (cnt[j] != 0) atomicAdd(&r0->rh[round][j], cnt[j]);
+      tm.sync();
+    }
+    const int* g = r0->rh[round];
+    int digit = 0, above = 0;
+    find_threshold(g, 256, rem, sm, &digit, &above);
+    rem -= above;
+    prefix |= static_cast<unsigned>(digit) << shift;
+    mask |= 255u << shift;
+    if (g[digit] <= rem) break;  // every remaining match is selected: stop early
+  }
+  *prefix_out = prefix;
+  *mask_out = mask;
+  *rem_out = rem;
+}
+
+// Emits the radix-select winners into the caller's own sel list; equal keys take tickets on
+// rank 0's (multi) or the own (single) eq_taken counter.
+template <class CandSrc>
+SIMT_DEVICE void emit_selected(const CandSrc& ce, unsigned prefix, unsigned mask, int rem,
+                               Smem& sm, int* eq_ctr) {
+  ce.each([&](unsigned k, int pos) {
+    const unsigned m = k & mask;
+    if (m > prefix) push_sel(sm, pos);
+    else if (m == prefix && atomicAdd(eq_ctr, 1) < rem) push_sel(sm, pos);
+  });
+}
+
+// Ranks != 0 append their sel (and tie) lists to rank 0's, on ranges reserved atomically.
+template <int NR>
+SIMT_DEVICE void publish(Smem& sm, Team<NR>& tm, bool with_ties) {
+  if (NR == 1 || tm.rank() == 0) return;
+  Smem* r0 = tm.r0(&sm);
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    const int ms = sm.sel_cnt < kMaxTopK ? sm.sel_cnt : kMaxTopK;
+    const int mt = sm.tie_cnt < kTieStage ? sm.tie_cnt : kTieStage;
+    sm.base_sel = ms > 0 ? atomicAdd(&r0->sel_cnt, ms) : 0;
+    sm.base_tie = with_ties && mt > 0 ? atomicAdd(&r0->tie_cnt, mt) : 0;
+    sm.sel_cnt = ms;
+    sm.tie_cnt = with_ties ? mt : 0;
+  }
+  __syncthreads();
+  for (int i = threadIdx.x; i < sm.sel_cnt; i += kThreads)
+    if (sm.base_sel + i < kMaxTopK) r0->sel[sm.base_sel + i] = sm.sel[i];
+  for (int i = threadIdx.x; i < sm.tie_cnt; i += kThreads)
+    if (sm.base_tie + i < kTieStage) {
+      r0->tie_key[sm.base_tie + i] = sm.tie_key[i];
+      r0->tie_pos[sm.base_tie + i] = sm.tie_pos[i];
+    }
+}
+
+// Selects row b (window w, elements from `src`) and, on rank 0, writes its K output slots.
+// W = bin width. All threads of all NR ranks call it with the same arguments.
+template <int NR, int W, class Src>
+SIMT_DEVICE void select_row(const Args& a, int b, const RowWin& w, const Src& src, Smem& sm,
+                            Team<NR>& tm) {
+  constexpr int kBins = 1 << W, kTop = kBins - 1;
+  const int rank = tm.rank();
+  for (int i = threadIdx.x; i < kBins; i += kThreads) sm.hist[i] = 0;
+  for (int i = threadIdx.x; i < 4 * 256; i += kThreads) (&sm.rh[0][0])[i] = 0;
+  if (threadIdx.x == 0) { sm.sel_cnt = 0; sm.tie_cnt = 0; sm.eq_taken = 0; }
+  __syncthreads();
+  // 1. coarse histogram (every lane, padding included: padding is NaN -> top bin)
+  src.each([&](int, float x) { atomicAdd(&sm.hist[coarse_bin(x, W)], 1); });
+  __syncthreads();
+  if (NR > 1) tm.sync();
+  Smem* r0 = tm.r0(&sm);  // mapped only after a cluster barrier
+  if (NR > 1) {
+    if (rank != 0)
+      for (int i = threadIdx.x; i < kBins; i += kThreads)
+        if (sm.hist[i] != 0) atomicAdd(&r0->hist[i], sm.hist[i]);
+    tm.sync();
+  }
+  // 2. threshold bin
+  const int* gh = r0->hist;
+  const int nv = w.nvec * 4 - gh[kTop];
+  int t = -1, above = 0, r = 0, ht = 0;
+  if (nv > a.K) {
+    find_threshold(gh, kTop, a.K, sm, &t, &above);
+    r = a.K - above;
+    ht = gh[t];
+  }
+  const bool take_all = t < 0 || r >= ht;
+  const bool stage = !take_all && (DSV4_FAULT_TOPK_TIE_CAP_2048 || ht <= a.tie_cap);
+  // 3. classify by recomputed bin: ABOVE (and all candidates when they all fit) -> sel
+  src.each([&](int pos, float x) {
+    const int c = classify(x, coarse_bin(x, W), t, W);
+    if (c == kAbove || (c == kCand && take_all)) {
+      push_sel(sm, pos);
+    } else if (c == kCand && stage) {
+      const int i = atomicAdd(&sm.tie_cnt, 1);
+      if (i < kTieStage) { sm.tie_key[i] = key32(x); sm.tie_pos[i] = pos; }
+    }
+  });
+  __syncthreads();
+  // 4. threshold bin too large to stage: exact radix refinement over the row, all ranks
+  if (!take_all && !stage) {
+    const BinSrc<Src, W> bins{&src, t};
+    unsigned prefix = 0, mask = 0;
+    int rem = 0;
+    radix_select<NR>(bins, r, true, sm, tm, &prefix, &mask, &rem);
+    emit_selected(bins, prefix, mask, rem, sm, &r0->eq_taken);
+    __syncthreads();
+  }
+  if (NR > 1) {
+    publish<NR>(sm, tm, stage);
+    tm.sync();
+    if (rank != 0) return;
+  }
+  // 5. staged candidates: rank 0 alone ranks them exactly
+  if (stage) {
+    const TieSrc ties{&sm, sm.tie_cnt < kTieStage ? sm.tie_cnt : kTieStage};
+    Team<1> self;
+    unsigned prefix = 0, mask = 0;
+    int rem = 0;
+    radix_select<1>(ties, r, false, sm, self, &prefix, &mask, &rem);
+    emit_selected(ties, prefix, mask, rem, sm, &sm.eq_taken);
+    __syncthreads();
+  }
+  write_row(a, b, w, sm.sel, sm.sel_cnt < kMaxTopK ? sm.sel_cnt : kMaxTopK);
+}
+
+}  // namespace dsv4::ours::topk
