@@ -71,7 +71,7 @@ SIMT_DEVICE void rank_pairs(Smem& sm, int cnt, int r) {
   int rank = 0;
   for (int j = 0; j < cnt; ++j) {
     const unsigned kj = sm.tie_key[j];
-    rank += (kj > ki) ? 1 : 0;
+    rank += (kj > ki || (kj == ki && j < i)) ? 1 : 0;
   }
   if (rank < r) push_sel(sm, sm.tie_pos[i]);
 }
