@@ -68,4 +68,9 @@ void drive_amax8(Ctx& x);
 void drive_candidates(Ctx& x);
 void drive_pipeline(Ctx& x);
 
+// Bitmap capacity of sort_candidate_blocks for this call (candidate_block_table.md §5): an
+// implementation declaring both variants runs the 8-word one only when the table covers more than
+// 131072 blocks (W * page_size / 8), so a narrower table caps the sort path at 131072 blocks.
+int64_t effective_candidate_capacity(const dsv4_capabilities& caps, int64_t table_width, int64_t page_size);
+
 }  // namespace dsv4::harness::detail

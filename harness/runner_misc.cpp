@@ -117,7 +117,7 @@ void drive_candidates(Ctx& x) {
   Materialized& m = x.m;
   const ImplTable& f = x.impl.fn();
   const int64_t B = m.batch, K = m.k;
-  const int64_t capacity = x.impl.caps().candidate_capacity > 0 ? x.impl.caps().candidate_capacity : 131072;
+  const int64_t capacity = effective_candidate_capacity(x.impl.caps(), m.page_table.cols, c.shape.page_size);
   auto* blocks = x.add("blocks", BufRole::InOut, m.blocks_in);
   auto* lens = x.add("seq_lens", BufRole::Input, m.seq_lens);
   auto* table = x.add("page_table", BufRole::Input, m.page_table);

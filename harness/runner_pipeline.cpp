@@ -221,7 +221,7 @@ void drive_pipeline(Ctx& x) {
   auto* tab = s4.add("index_page_table", BufRole::Input, m.page_table);
   auto* phys = s4.add("phys_blocks", BufRole::Output,
                       make_output_image(DSV4_INT32, B, K2, K2 + 3, uint32_t(kOutputSentinelI32)));
-  const int64_t capacity = caps.candidate_capacity > 0 ? caps.candidate_capacity : 131072;
+  const int64_t capacity = effective_candidate_capacity(caps, m.page_table.cols, c.shape.page_size);
   {
     dsv4_tensor tb = bl->view(), tp = phys->view();
     const dsv4_tensor tn = tl4->view(), tt = tab->view();

@@ -1,6 +1,7 @@
 // harness/runner_rules.cpp -- what the harness EXPECTS before running: metadata rules (host error
 // in both modes), checked-mode value rules, and capability skips. Sources: spec README §4,
 // topk_v2.md §2/§9, topk_bf16_small.md §2, block_amax.md §2/§5, candidate_block_table.md §2/§7.
+#include <algorithm>
 #include <climits>
 
 #include "fpbits.hpp"
@@ -202,6 +203,13 @@ std::string capability_skip(const Case& c, const Materialized& m, const Impl& im
     }
   }
   return "";
+}
+
+int64_t effective_candidate_capacity(const dsv4_capabilities& caps, int64_t table_width, int64_t page_size) {
+  const int64_t declared = caps.candidate_capacity > 0 ? caps.candidate_capacity : 131072;
+  if (declared <= 131072) return declared;
+  const int64_t bpp = page_size / 8 > 0 ? page_size / 8 : 1;
+  return table_width * bpp > 131072 ? std::min<int64_t>(declared, 262144) : 131072;
 }
 
 }  // namespace dsv4::harness::detail

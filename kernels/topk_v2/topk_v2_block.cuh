@@ -114,13 +114,24 @@ struct StreamSrc {
 #if DSV4_TOPK_STREAM_PREFETCH
     each_prefetch(f);
 #else
-    for (int q = threadIdx.x;; q += kThreads) {  // latency hidden by occupancy (fewer spills)
-      const int v = vec_of(q);
-      if (v >= w.nvec) break;
-      float cur[4];
-      load_vec(w, v, cur);
+    // kStreamBatch loads in flight per thread, then their lanes (vec_of is increasing in q, so
+    // the first vector past the row ends the walk).
+    constexpr int U = kStreamBatch;
+    for (int q = threadIdx.x;; q += U * kThreads) {
+      float cur[U][4];
+      int v[U];
 #pragma unroll
-      for (int c = 0; c < 4; ++c) f(v * 4 + c - w.head, cur[c]);
+      for (int u = 0; u < U; ++u) {
+        v[u] = vec_of(q + u * kThreads);
+        if (v[u] < w.nvec) load_vec(w, v[u], cur[u]);
+      }
+#pragma unroll
+      for (int u = 0; u < U; ++u)
+        if (v[u] < w.nvec) {
+#pragma unroll
+          for (int c = 0; c < 4; ++c) f(v[u] * 4 + c - w.head, cur[u][c]);
+        }
+      if (v[U - 1] >= w.nvec) break;
     }
 #endif
   }

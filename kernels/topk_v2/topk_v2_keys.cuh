@@ -23,12 +23,20 @@ constexpr int kRegister4Max = kThreads * 4 * 4;
 constexpr int kChunkVecs = 128;
 // Staged threshold bins of at most this many candidates are ranked all-pairs (one thread per
 // candidate, no barrier) instead of by the 4-round radix select (§4.7 recommended split).
-constexpr int kPairRankMax = kThreads < 128 ? kThreads : 128;
+#ifndef DSV4_TOPK_PAIR_RANK_MAX
+#define DSV4_TOPK_PAIR_RANK_MAX 128
+#endif
+constexpr int kPairRankMax = kThreads < DSV4_TOPK_PAIR_RANK_MAX ? kThreads : DSV4_TOPK_PAIR_RANK_MAX;
 // CTAs/SM of the main kernel's launch bounds (spec: 2). 1 lifts the 32-register cap (no spills of
 // the Register4 row) at half the resident rows; scripts/gpu/topk_v2_gpu.sh times both.
 #ifndef DSV4_TOPK_STREAM_PREFETCH  // streaming one-ahead prefetch (off: fewer spills)
 #define DSV4_TOPK_STREAM_PREFETCH 0
 #endif
+#ifndef DSV4_TOPK_STREAM_BATCH  // streaming: vectors loaded per thread before they are used
+#define DSV4_TOPK_STREAM_BATCH 4
+#endif
+constexpr int kStreamBatch = DSV4_TOPK_STREAM_BATCH;
+static_assert(kStreamBatch >= 1 && kStreamBatch <= 8, "stream batch 1..8");
 #ifndef DSV4_TOPK_MAIN_MIN_BLOCKS
 #define DSV4_TOPK_MAIN_MIN_BLOCKS 2
 #endif                    // cluster rank interleave: 128 vectors per chunk
