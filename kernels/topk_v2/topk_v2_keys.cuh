@@ -33,7 +33,7 @@ constexpr int kPairRankMax = kThreads < DSV4_TOPK_PAIR_RANK_MAX ? kThreads : DSV
 #define DSV4_TOPK_STREAM_PREFETCH 0
 #endif
 #ifndef DSV4_TOPK_STREAM_BATCH  // streaming: vectors loaded per thread before they are used
-#define DSV4_TOPK_STREAM_BATCH 4
+#define DSV4_TOPK_STREAM_BATCH 2
 #endif
 constexpr int kStreamBatch = DSV4_TOPK_STREAM_BATCH;
 static_assert(kStreamBatch >= 1 && kStreamBatch <= 8, "stream batch 1..8");
