@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # scripts/gpu/topk_v2_ab.sh -- A/B timing of OUR Top-K v2 on one H200: the working tree ("new")
-# against the kernel files saved in scripts/gpu/topk_v2_ab_base/ ("base"), same smoke binary.
+# against the kernel files of a base revision ("base"), same smoke binary. Prepare the base HERE
+# (the GPU machine gets no git history) and carry it:
+#   mkdir -p .ab-base && git archive <REV> kernels/topk_v2 | tar -x -C .ab-base   (carry [".ab-base"])
 #   OUT=/some/dir bash scripts/gpu/topk_v2_ab.sh
 # new: --quick smoke (every forced path, exact checks); then --timing (auto dispatch, exact
 # checks) of base and new twice, alternating, and once each of the variants stream batch 1 / 4 and
@@ -18,7 +20,8 @@ SRCS=(kernels/common/validate.cu kernels/common/status_host.cu kernels/common/ca
 BASE=/tmp/topk_ab_base
 rm -rf "$BASE"; mkdir -p "$BASE"
 cp -r kernels include simt tests "$BASE"/ 2>/dev/null
-cp scripts/gpu/topk_v2_ab_base/* "$BASE/kernels/topk_v2/"
+[ -d .ab-base/kernels/topk_v2 ] || { echo "no .ab-base/kernels/topk_v2: see the header"; exit 2; }
+cp .ab-base/kernels/topk_v2/* "$BASE/kernels/topk_v2/"
 LOG="$OUT/ab.txt"
 { date -u; nvidia-smi -L; } >"$LOG" 2>&1
 ( nvcc "${FLAGS[@]}" "${SRCS[@]}" -o /tmp/ab_new >"$OUT/build_new.txt" 2>&1 ) &
