@@ -26,6 +26,22 @@ TEST(OccupancyProbe, ArgumentErrorsAreInvalidArgument) {
   EXPECT_EQ(props::env().impl->fn().get_max_active_clusters(8, 2, nullptr, &msg), DSV4_ERR_INVALID_ARGUMENT);
 }
 
+// occupancy_probe.md §1/§4/§7: "nothing fits" is an error, never a successful 0 (a zero answer would
+// size a zero-size pool, bug class 13). On every device a cluster of 32 CTAs is not schedulable.
+TEST(OccupancyProbe, NothingFitsIsNoSchedulableClustersNeverZero) {
+  if (!props::env().impl->fn().get_max_active_clusters) GTEST_SKIP() << "probe entry not implemented";
+  for (int32_t occ : {1, 2}) {
+    int32_t out = -777;
+    const dsv4_result r = probe(32, occ, &out);
+    EXPECT_EQ(r, DSV4_ERR_NO_SCHEDULABLE_CLUSTERS) << "probe(32, " << occ << ") answered " << out;
+    EXPECT_NE(out, 0) << "probe(32, " << occ << ") must never report a successful 0";
+  }
+  for (auto [size, occ] : std::vector<std::pair<int32_t, int32_t>>{{8, 2}, {16, 1}, {8, 1}}) {
+    int32_t out = -777;
+    if (probe(size, occ, &out) == DSV4_OK) EXPECT_GE(out, 1) << "probe(" << size << ", " << occ << ")";
+  }
+}
+
 // Expected Top-K v2 path of a long row (n > max(Register4 capacity, F(B))) in a batch of B such
 // rows, cluster paths enabled, floors F = `floor`, the plan at T = 0 (topk_v2.md §5.2, §6, §7).
 static int32_t expected_long_row_path(int32_t B, int32_t inj8, int32_t inj16) {
