@@ -44,11 +44,10 @@ void drive_bf16(Ctx& x) {
                     make_output_image(DSV4_INT32, B, std::max<int64_t>(K, 0), m.out_stride, uint32_t(kOutputSentinelI32)));
   const dsv4_tensor ts = scores->view(), tl = lens->view(), tt = table->view();
   dsv4_tensor to = out->view();
-  x.out.result = x.call([&](dsv4_message* msg) {
+  x.call([&](dsv4_message* msg) {
     return f.topk_bf16_small_transform(&ts, &tl, &tt, &to, c.shape.page_size, x.be.stream(),
                                        c.knobs.validate ? 1 : 0, msg);
   });
-  x.out.entry_message = x.msg.text;
   x.finish(false);
   if (!x.judge_host_result(expected_host_error(x), either_ok(x))) {
     x.judge_status(0);
@@ -85,10 +84,9 @@ void drive_amax8(Ctx& x) {
                     make_output_image(DSV4_FLOAT32, B, std::max<int64_t>(KK, 0), m.out_stride, kOutputSentinelF32));
   const dsv4_tensor ts = scores->view(), tl = lens->view();
   dsv4_tensor to = out->view();
-  x.out.result = x.call([&](dsv4_message* msg) {
+  x.call([&](dsv4_message* msg) {
     return f.amax8_varlen(&ts, &tl, &to, c.knobs.amax_topk, x.be.stream(), c.knobs.validate ? 1 : 0, msg);
   });
-  x.out.entry_message = x.msg.text;
   x.finish(false);
   if (!x.judge_host_result(expected_host_error(x), either_ok(x))) {
     x.judge_status(0);
@@ -125,11 +123,10 @@ void drive_candidates(Ctx& x) {
                       make_output_image(DSV4_INT32, B, std::max<int64_t>(K, 0), m.out_stride, uint32_t(kOutputSentinelI32)));
   dsv4_tensor tb = blocks->view(), to = pages->view();
   const dsv4_tensor tl = lens->view(), tt = table->view();
-  x.out.result = x.call([&](dsv4_message* msg) {
+  x.call([&](dsv4_message* msg) {
     return f.sort_candidate_blocks(&tb, &tl, &tt, c.shape.page_size, &to, x.be.stream(),
                                    c.knobs.validate ? 1 : 0, msg);
   });
-  x.out.entry_message = x.msg.text;
   x.finish(false);
   if (!x.judge_host_result(expected_host_error(x), either_ok(x))) {
     x.judge_status(0);

@@ -114,8 +114,7 @@ void drive_pipeline(Ctx& x) {
   {
     const dsv4_tensor tl = logits->view(), tn = lens->view();
     dsv4_tensor tk = keys->view();
-    sa.result = a.call([&](dsv4_message* msg) { return f.amax8_varlen(&tl, &tn, &tk, 0, x.be.stream(), validate, msg); });
-    sa.entry_message = a.msg.text;
+    a.call([&](dsv4_message* msg) { return f.amax8_varlen(&tl, &tn, &tk, 0, x.be.stream(), validate, msg); });
     a.finish(false);
     if (a.judge_host_result("")) {
       oracle::Amax8CheckArgs args;
@@ -163,11 +162,10 @@ void drive_pipeline(Ctx& x) {
         return f.topk_v2_plan(&tn, &tm, c.knobs.static_threshold, x.be.stream(), validate, msg);
       });
     }
-    sb.result = s3.call([&](dsv4_message* msg) {
+    s3.call([&](dsv4_message* msg) {
       return f.topk_v2_transform_paged(&tk, &tn, nullptr, &tb, 1, meta ? &tm : nullptr, nullptr, x.be.stream(),
                                        validate, msg);
     });
-    sb.entry_message = s3.msg.text;
     s3.finish(true);
     x.out.row_paths = sb.row_paths;
     if (s3.judge_host_result("")) {
@@ -225,10 +223,9 @@ void drive_pipeline(Ctx& x) {
   {
     dsv4_tensor tb = bl->view(), tp = phys->view();
     const dsv4_tensor tn = tl4->view(), tt = tab->view();
-    sc.result = s4.call([&](dsv4_message* msg) {
+    s4.call([&](dsv4_message* msg) {
       return f.sort_candidate_blocks(&tb, &tn, &tt, c.shape.page_size, &tp, x.be.stream(), validate, msg);
     });
-    sc.entry_message = s4.msg.text;
     s4.finish(false);
     uint32_t codes = 0;
     if (s4.judge_host_result("")) {
@@ -287,10 +284,9 @@ void drive_pipeline(Ctx& x) {
   {
     const dsv4_tensor ts = cs->view(), tn = vl->view(), tp = ph->view();
     dsv4_tensor to = fin->view();
-    sd.result = s5.call([&](dsv4_message* msg) {
+    s5.call([&](dsv4_message* msg) {
       return f.topk_bf16_small_transform(&ts, &tn, &tp, &to, 8, x.be.stream(), validate, msg);
     });
-    sd.entry_message = s5.msg.text;
     s5.finish(false);
     uint32_t codes = 0;
     if (s5.judge_host_result("")) {

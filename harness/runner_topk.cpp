@@ -76,12 +76,11 @@ void drive_topk_paged(Ctx& x) {
   if (table) tt = table->view();
   if (raw) tr = raw->view();
   if (meta) tm = meta->view();
-  x.out.result = x.call([&](dsv4_message* msg) {
+  x.call([&](dsv4_message* msg) {
     return f.topk_v2_transform_paged(&ts, &tl, table ? &tt : nullptr, &to, c.shape.page_size,
                                      meta ? &tm : nullptr, raw ? &tr : nullptr, x.be.stream(),
                                      validate ? 1 : 0, msg);
   });
-  x.out.entry_message = x.msg.text;
   x.finish(true);
 
   std::string why = metadata_violation(c, m, x.impl.caps());
@@ -131,11 +130,10 @@ void drive_topk_ragged(Ctx& x) {
   const dsv4_tensor ts = scores->view(), tl = lens->view(), tof = offs->view();
   dsv4_tensor trs{}, to = out->view();
   if (starts) trs = starts->view();
-  x.out.result = x.call([&](dsv4_message* msg) {
+  x.call([&](dsv4_message* msg) {
     return f.topk_v2_transform_ragged(&ts, &tl, &tof, starts ? &trs : nullptr, &to, x.be.stream(),
                                       validate ? 1 : 0, msg);
   });
-  x.out.entry_message = x.msg.text;
   // Compatibility mode (topk_v2.md §8): the rs mod 4 head columns of rows with n > K may change.
   const bool head = x.impl.caps().writes_ragged_head != 0;
   x.finish(true, [&](const std::string& name, int64_t row, int64_t col) {
@@ -181,10 +179,9 @@ void drive_plan(Ctx& x) {
   const dsv4_result wr = f.topk_v2_plan_is_written(B, &written, &wm);
   const dsv4_tensor tl = lens->view();
   dsv4_tensor tm = meta->view();
-  x.out.result = x.call([&](dsv4_message* msg) {
+  x.call([&](dsv4_message* msg) {
     return f.topk_v2_plan(&tl, &tm, c.knobs.static_threshold, x.be.stream(), validate ? 1 : 0, msg);
   });
-  x.out.entry_message = x.msg.text;
   x.finish(false);
   std::string why = validate ? checked_violation(c, m, x.impl.caps()) : "";
   if (!x.judge_host_result(why)) {
