@@ -95,4 +95,27 @@ std::string gpu_name();
     }                                                                                      \
   } while (0)
 
+// ABI tensor views (column stride 1).
+inline dsv4_tensor tensor2(void* data, dsv4_dtype dt, int64_t rows, int64_t cols, int64_t stride) {
+  dsv4_tensor t{};
+  t.data = data; t.dtype = dt; t.ndim = 2;
+  t.sizes[0] = rows; t.sizes[1] = cols; t.strides[0] = stride; t.strides[1] = 1;
+  return t;
+}
+inline dsv4_tensor tensor1(void* data, dsv4_dtype dt, int64_t n) {
+  dsv4_tensor t{};
+  t.data = data; t.dtype = dt; t.ndim = 1; t.sizes[0] = n; t.strides[0] = 1;
+  return t;
+}
+
+// The CSV both benches write (one header for all; bench/merge.py reads it). nullptr when
+// o.csv is empty; exits with a message when the file cannot be opened.
+inline FILE* open_csv(const std::string& path) {
+  if (path.empty()) return nullptr;
+  FILE* f = std::fopen(path.c_str(), "w");
+  if (!f) { std::fprintf(stderr, "cannot write %s\n", path.c_str()); std::exit(2); }
+  std::fprintf(f, "bench,dtype,B,L,k,mode,path,ours_us,plan_us,launch_us,read_us,floor_us,ours_over_floor,check,error\n");
+  return f;
+}
+
 }  // namespace dsv4_bench

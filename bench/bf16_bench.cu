@@ -19,12 +19,6 @@ using namespace dsv4_bench;
 namespace {
 constexpr int64_t kPageSize = 8;
 
-dsv4_tensor tensor2(void* data, dsv4_dtype dt, int64_t rows, int64_t cols, int64_t stride) {
-  dsv4_tensor t{};
-  t.data = data; t.dtype = dt; t.ndim = 2;
-  t.sizes[0] = rows; t.sizes[1] = cols; t.strides[0] = stride; t.strides[1] = 1;
-  return t;
-}
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -60,9 +54,7 @@ int main(int argc, char** argv) {
   BENCH_CUDA(cudaMalloc(&d_table, maxB * (maxL / kPageSize) * sizeof(int32_t)));
   BENCH_CUDA(cudaMalloc(&d_out, maxB * 2048 * sizeof(int32_t)));
 
-  FILE* csv = o.csv.empty() ? nullptr : std::fopen(o.csv.c_str(), "w");
-  if (!o.csv.empty() && csv == nullptr) { std::fprintf(stderr, "cannot write %s\n", o.csv.c_str()); return 2; }
-  if (csv) std::fprintf(csv, "bench,dtype,B,L,k,mode,path,ours_us,plan_us,launch_us,read_us,floor_us,ours_over_floor,check,error\n");
+  FILE* csv = open_csv(o.csv);
 
   std::printf("# bf16_bench: plugin %s (%s %s) on %s\n", o.plugin.c_str(), pl.caps.name, pl.caps.version, gpu_name().c_str());
   std::printf("launch term %.2f us; copy bandwidth %.3f TB/s; %d warm-up + %d timed launches, median\n\n",
@@ -80,8 +72,7 @@ int main(int argc, char** argv) {
       const double read_us = read_kernel_us(st, o, d_scores, B * L * 2);
       const double floor_us = bw > 0 ? launch_us + B * L * 2.0 / bw * 1e6 : -1.0;
       dsv4_tensor scores = tensor2(d_scores, DSV4_BFLOAT16, B, L, L);
-      dsv4_tensor seq{};
-      seq.data = d_lens; seq.dtype = DSV4_INT32; seq.ndim = 1; seq.sizes[0] = B; seq.strides[0] = 1;
+      dsv4_tensor seq = tensor1(d_lens, DSV4_INT32, B);
       dsv4_tensor pt = tensor2(d_table, DSV4_INT32, B, W, W);
       for (int32_t k : ks) {
         std::string check = "-", error;

@@ -24,17 +24,6 @@ namespace {
 
 constexpr int64_t kPageSize = 64;
 
-dsv4_tensor tensor2(void* data, dsv4_dtype dt, int64_t rows, int64_t cols, int64_t stride) {
-  dsv4_tensor t{};
-  t.data = data; t.dtype = dt; t.ndim = 2;
-  t.sizes[0] = rows; t.sizes[1] = cols; t.strides[0] = stride; t.strides[1] = 1;
-  return t;
-}
-dsv4_tensor tensor1(void* data, dsv4_dtype dt, int64_t n) {
-  dsv4_tensor t{};
-  t.data = data; t.dtype = dt; t.ndim = 1; t.sizes[0] = n; t.strides[0] = 1;
-  return t;
-}
 
 struct Result {
   std::string path, check = "-", error;
@@ -77,9 +66,7 @@ int main(int argc, char** argv) {
   BENCH_CUDA(cudaMalloc(&d_out, maxB * 2048 * sizeof(int32_t)));
   BENCH_CUDA(cudaMalloc(&d_meta, (maxB + 1) * 2 * sizeof(int32_t)));
 
-  FILE* csv = o.csv.empty() ? nullptr : std::fopen(o.csv.c_str(), "w");
-  if (!o.csv.empty() && csv == nullptr) { std::fprintf(stderr, "cannot write %s\n", o.csv.c_str()); return 2; }
-  if (csv) std::fprintf(csv, "bench,dtype,B,L,k,mode,path,ours_us,plan_us,launch_us,read_us,floor_us,ours_over_floor,check,error\n");
+  FILE* csv = open_csv(o.csv);
 
   std::printf("# topk_v2_bench: plugin %s (%s %s) on %s\n", o.plugin.c_str(), pl.caps.name, pl.caps.version, gpu_name().c_str());
   std::printf("launch term (empty kernel) %.2f us; copy bandwidth %.3f TB/s (read+write bytes of a D2D memcpy); "
