@@ -70,7 +70,7 @@ struct LaunchConfig {
 };
 
 // Launch `kernel(args...)` with the configuration (cluster dims, PDL attribute, dynamic smem
-// attribute). Every grid/block/cluster dimension must be > 0 (checked; returns
+// attribute: set for any dynamic size, so static + dynamic may exceed 48 KB). Every grid/block/cluster dimension must be > 0 (checked; returns
 // cudaErrorInvalidConfiguration otherwise, nothing launched).
 template <typename... KArgs, typename... Args>
 inline error_t launch(const LaunchConfig& c, void (*kernel)(KArgs...), Args&&... args) {
@@ -101,7 +101,7 @@ inline error_t launch(const LaunchConfig& c, void (*kernel)(KArgs...), Args&&...
     attrs[n].val.programmaticStreamSerializationAllowed = 1;
     ++n;
   }
-  if (c.dynamic_smem > 48 * 1024) {
+  if (c.dynamic_smem > 0) {  // opt in: static + dynamic above 48 KB needs it, whatever the split
     cudaError_t e = cudaFuncSetAttribute(reinterpret_cast<const void*>(kernel),
                                          cudaFuncAttributeMaxDynamicSharedMemorySize,
                                          static_cast<int>(c.dynamic_smem));
@@ -131,7 +131,7 @@ inline error_t max_active_clusters(const LaunchConfig& c, void (*kernel)(KArgs..
                                          cudaFuncAttributeNonPortableClusterSizeAllowed, 1);
     if (e != cudaSuccess) return e;
   }
-  if (c.dynamic_smem > 48 * 1024) {
+  if (c.dynamic_smem > 0) {  // opt in: static + dynamic above 48 KB needs it, whatever the split
     cudaError_t e = cudaFuncSetAttribute(reinterpret_cast<const void*>(kernel),
                                          cudaFuncAttributeMaxDynamicSharedMemorySize,
                                          static_cast<int>(c.dynamic_smem));

@@ -24,6 +24,9 @@
 #ifndef DSV4_FAULT_TOPK_READ_PAST_SEQLEN    // class 10: one read past seq_len
 #define DSV4_FAULT_TOPK_READ_PAST_SEQLEN 0
 #endif
+#ifndef DSV4_FAULT_TOPK_STAGE_SKIPS_GUESS_BIN  // one-read Streaming: bin g left out of the stage
+#define DSV4_FAULT_TOPK_STAGE_SKIPS_GUESS_BIN 0
+#endif
 
 // bf16 small top-k (kernels/topk_bf16_small)
 #ifndef DSV4_FAULT_BF16_NEGZERO_PIVOT       // -0 pivot rule: IEEE compare without the census fix

@@ -35,6 +35,7 @@ struct Args {
   int floor = 0;                 // F(B): elected-rank streaming limit of small-batch clusters
   int force = 0;                 // dsv4_path forced (0 = auto)
   int early_read = 0;
+  int stage = 0;                 // launched with kStageBytes dynamic shared memory (StagedSrc)
   StatusBlock* status = nullptr;
   int* row_paths = nullptr;
 };

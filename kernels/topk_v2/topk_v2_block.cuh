@@ -17,6 +17,7 @@ struct Smem {
   int res_t, res_above;         // find_threshold result
   int sel_cnt, tie_cnt, eq_taken;
   int base_sel, base_tie, flag;
+  int stage_cnt;                // StagedSrc: elements offered to the stage (may exceed kStageCap)
 };
 
 // One CTA (NR = 1) or one cluster of NR CTAs: barrier and access to rank 0's shared memory.
@@ -36,8 +37,8 @@ struct Team<1> {
 
 static_assert(kWarps <= 32, "find_threshold sums the warp totals inside one warp");
 // Finds the bin t of hist[0, nb) with above(t) < target <= above(t) + hist[t], above(t) = sum of
-// the bins above t. If the bins hold fewer than `target` elements (only possible under planted
-// faults), returns t = 0. Every thread of the block calls it; `hist` may be remote (DSMEM).
+// the bins above t. If the bins hold fewer than `target` elements (a partial histogram, or a
+// planted fault), returns t = 0. Every thread of the block calls it; `hist` may be remote (DSMEM).
 SIMT_DEVICE void find_threshold(const int* hist, int nb, int target, Smem& sm, int* t_out,
                                 int* above_out) {
   const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
@@ -73,17 +74,28 @@ SIMT_DEVICE void find_threshold(const int* hist, int nb, int target, Smem& sm, i
   *above_out = sm.res_above;
 }
 
-// Register-resident row: VPT float4 vectors per thread, read once (Register2 / Register4).
-template <int VPT>
+// Row sources: each(f) calls f(pos, x) for every lane of the row's vectors this thread holds
+// (padding lanes included: NaN). Cluster rank r of NR takes chunks r, r+NR, ... of kChunkVecs
+// vectors; vec_of maps a thread's slot q to its vector (increasing in q).
+template <int NR>
+SIMT_DEVICE int vec_of(int q, int rank) {
+  if (NR == 1) return q;
+  return (rank + NR * (q / kChunkVecs)) * kChunkVecs + (q % kChunkVecs);
+}
+
+// Register-resident row: VPT float4 vectors per thread, read once (Register2 / Register4 and the
+// register-resident 16-wide cluster rows).
+template <int VPT, int NR = 1>
 struct RegSrc {
   float x[VPT][4];
-  int nvec, head;
-  SIMT_DEVICE void load(const RowWin& w) {
+  int nvec, head, rank;
+  SIMT_DEVICE void load(const RowWin& w, int r = 0) {
     nvec = w.nvec;
     head = w.head;
+    rank = r;
 #pragma unroll
     for (int j = 0; j < VPT; ++j) {
-      const int v = threadIdx.x + j * kThreads;
+      const int v = vec_of<NR>(threadIdx.x + j * kThreads, rank);
       if (v < nvec) load_vec(w, v, x[j]);
     }
   }
@@ -91,7 +103,7 @@ struct RegSrc {
   SIMT_DEVICE void each(F&& f) const {
 #pragma unroll
     for (int j = 0; j < VPT; ++j) {
-      const int v = threadIdx.x + j * kThreads;
+      const int v = vec_of<NR>(threadIdx.x + j * kThreads, rank);
       if (v < nvec) {
 #pragma unroll
         for (int c = 0; c < 4; ++c) f(v * 4 + c - head, x[j][c]);
@@ -100,59 +112,34 @@ struct RegSrc {
   }
 };
 
-// Streaming row (one CTA: every vector; cluster rank r of NR: chunks r, r+NR, ... of 128 vectors),
-// one vector per thread per step (DSV4_TOPK_STREAM_PREFETCH=1: one-ahead prefetch, more register
-// pressure: ptxas spills double at 32 registers). Every pass re-reads global memory.
+// Streaming row: every pass re-reads global memory, kStreamBatch vectors in flight per thread.
+// NR = 1 may be restricted to the vectors [vb, ve) (the staged source's sample and rest).
+template <int NR>
 struct StreamSrc {
   RowWin w;
-  int rank = 0, nr = 1;
-  SIMT_DEVICE int vec_of(int q) const {
-    return (rank + nr * (q / kChunkVecs)) * kChunkVecs + (q % kChunkVecs);
-  }
+  int rank = 0;
+  int vb = 0, ve = 0x7FFFFFFF;
   template <class F>
   SIMT_DEVICE void each(F&& f) const {
-#if DSV4_TOPK_STREAM_PREFETCH
-    each_prefetch(f);
-#else
     // kStreamBatch loads in flight per thread, then their lanes (vec_of is increasing in q, so
-    // the first vector past the row ends the walk).
+    // the first vector past the end ends the walk).
     constexpr int U = kStreamBatch;
-    for (int q = threadIdx.x;; q += U * kThreads) {
+    const int end = ve < w.nvec ? ve : w.nvec;
+    for (int q = vb + static_cast<int>(threadIdx.x);; q += U * kThreads) {
       float cur[U][4];
       int v[U];
 #pragma unroll
       for (int u = 0; u < U; ++u) {
-        v[u] = vec_of(q + u * kThreads);
-        if (v[u] < w.nvec) load_vec(w, v[u], cur[u]);
+        v[u] = vec_of<NR>(q + u * kThreads, rank);
+        if (v[u] < end) load_vec(w, v[u], cur[u]);
       }
 #pragma unroll
       for (int u = 0; u < U; ++u)
-        if (v[u] < w.nvec) {
+        if (v[u] < end) {
 #pragma unroll
           for (int c = 0; c < 4; ++c) f(v[u] * 4 + c - w.head, cur[u][c]);
         }
-      if (v[U - 1] >= w.nvec) break;
-    }
-#endif
-  }
-  template <class F>
-  SIMT_DEVICE void each_prefetch(F&& f) const {
-    int q = threadIdx.x, v = vec_of(q);
-    if (v >= w.nvec) return;
-    float cur[4];
-    load_vec(w, v, cur);
-    for (;;) {
-      const int vn = vec_of(q + kThreads);
-      const bool more = vn < w.nvec;
-      float nxt[4];
-      if (more) load_vec(w, vn, nxt);
-#pragma unroll
-      for (int c = 0; c < 4; ++c) f(v * 4 + c - w.head, cur[c]);
-      if (!more) break;
-#pragma unroll
-      for (int c = 0; c < 4; ++c) cur[c] = nxt[c];
-      v = vn;
-      q += kThreads;
+      if (v[U - 1] >= end) break;
     }
   }
 };

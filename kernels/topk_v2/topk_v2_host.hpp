@@ -35,6 +35,7 @@ struct Decision {
                        // with R4), CLUSTER8, CLUSTER16, POOL (pool + pool-aware main)
   int pool_clusters = 0;
   int floor = 0;
+  bool stage = false;  // the main kernel carries the Streaming stage (kStageBytes dynamic smem)
 };
 Decision decide(const Sizing& s, long long B, long long L, bool ragged);
 

@@ -39,6 +39,9 @@ SIMT_DEVICE int single_path(const Args& a, const RowWin& w, bool allow_r4) {
   return DSV4_PATH_STREAMING;
 }
 
+// Streaming reads the row once (StagedSrc) when the launch carries the stage (a.stage: kStageBytes
+// of dynamic shared memory; only kernels instantiated with kStage may), else twice.
+template <bool kStage>
 SIMT_DEVICE void run_single(const Args& a, int b, const RowWin& w, int path, Smem& sm) {
   Team<1> tm;
   if (path == DSV4_PATH_REGISTER2) {
@@ -49,11 +52,38 @@ SIMT_DEVICE void run_single(const Args& a, int b, const RowWin& w, int path, Sme
     RegSrc<4> s;
     s.load(w);
     select_row<1, kBitsSingle>(a, b, w, s, sm, tm);
+  } else if (kStage && a.stage) {
+    SIMT_DYN_SHARED(int, stage);
+    StagedSrc s{w, reinterpret_cast<float*>(stage), stage + kStageCap};
+    select_row<1, kBitsSingle>(a, b, w, s, sm, tm);
   } else {
-    const StreamSrc s{w, 0, 1};
+    StreamSrc<1> s{w};
     select_row<1, kBitsSingle>(a, b, w, s, sm, tm);
   }
   report_path(a, b, path);
+}
+
+// A whole-cluster row: in the 16-wide kernel (64 registers: no spills) held in registers when the
+// ranks' shares fit (2 or 4 vectors per thread, bounded by the Register2 / Register4 tunables
+// scaled by 16); else streamed. (Register rows in the 8-wide kernel, 32 registers, spill and
+// measured slower than streaming: docs/performance.md.)
+template <int NR>
+SIMT_DEVICE void run_cluster(const Args& a, int b, const RowWin& w, Smem& sm, Team<NR>& tm, int path) {
+  const int rank = tm.rank();
+  const long long lanes = static_cast<long long>(w.nvec) * 4;
+  if (NR == 16 && lanes <= static_cast<long long>(NR) * a.r2_lanes) {
+    RegSrc<2, NR> s;
+    s.load(w, rank);
+    select_row<NR, kBitsCluster>(a, b, w, s, sm, tm);
+  } else if (NR == 16 && lanes <= static_cast<long long>(NR) * a.r4_lanes) {
+    RegSrc<4, NR> s;
+    s.load(w, rank);
+    select_row<NR, kBitsCluster>(a, b, w, s, sm, tm);
+  } else {
+    StreamSrc<NR> s{w, rank};
+    select_row<NR, kBitsCluster>(a, b, w, s, sm, tm);
+  }
+  if (rank == 0) report_path(a, b, path);
 }
 
 // Pool-aware main kernel: is row b owned by the pool (a valid plan listing, §5.3)? Sets
@@ -70,7 +100,9 @@ SIMT_DEVICE bool owned_by_pool(const Args& a, int b, int n) {
   return false;
 }
 
-template <bool kR4>
+// kStage: launched with the Streaming stage (a.stage = 1, kStageBytes of dynamic shared memory);
+// a separate instantiation so that launches without it keep the smaller kernel.
+template <bool kR4, bool kStage>
 SIMT_KERNEL void SIMT_LAUNCH_BOUNDS(kThreads, DSV4_TOPK_MAIN_MIN_BLOCKS) topk_main_kernel(Args a) {
   SIMT_SHARED(Smem, sm, );
   const int b = blockIdx.x;
@@ -82,7 +114,7 @@ SIMT_KERNEL void SIMT_LAUNCH_BOUNDS(kThreads, DSV4_TOPK_MAIN_MIN_BLOCKS) topk_ma
   if (a.plan != nullptr && owned_by_pool(a, b, n)) return;
   RowWin w;
   if (finish_simple_row(a, b, n, &w)) return;
-  run_single(a, b, w, single_path(a, w, kR4), sm);
+  run_single<kStage>(a, b, w, single_path(a, w, kR4), sm);
 }
 
 // Small-batch cluster kernel, grid (B * NR), one cluster per row. The elected rank b mod NR
@@ -110,12 +142,10 @@ SIMT_KERNEL void SIMT_LAUNCH_BOUNDS(kThreads, NR == 16 ? 1 : 2) topk_cluster_ker
   if (!whole) {
     if (!elected) return;
     if (finish_simple_row(a, b, n, &w)) return;
-    run_single(a, b, w, w.head + w.lim <= a.r4_lanes ? DSV4_PATH_REGISTER4 : DSV4_PATH_STREAMING, sm);
+    run_single<false>(a, b, w, w.head + w.lim <= a.r4_lanes ? DSV4_PATH_REGISTER4 : DSV4_PATH_STREAMING, sm);
     return;
   }
-  const StreamSrc s{w, rank, NR};
-  select_row<NR, kBitsCluster>(a, b, w, s, sm, tm);
-  if (rank == 0) report_path(a, b, NR == 16 ? DSV4_PATH_CLUSTER16 : DSV4_PATH_CLUSTER8);
+  run_cluster<NR>(a, b, w, sm, tm, NR == 16 ? DSV4_PATH_CLUSTER16 : DSV4_PATH_CLUSTER8);
 }
 
 // Persistent pool: `nclusters` clusters of 8; cluster c processes plan items N-1-c, N-1-c-P, ...
@@ -151,9 +181,7 @@ SIMT_KERNEL void SIMT_LAUNCH_BOUNDS(kThreads, 2) topk_pool_kernel(Args a, int nc
       if (rank == 0) finish_simple_row(a, id, n, &w);
       continue;
     }
-    const StreamSrc s{w, rank, 8};
-    select_row<8, kBitsCluster>(a, id, w, s, sm, tm);
-    if (rank == 0) report_path(a, id, DSV4_PATH_POOL);
+    run_cluster<8>(a, id, w, sm, tm, DSV4_PATH_POOL);
   }
 }
 

@@ -21,17 +21,29 @@ constexpr int kHistBins = 1 << kBitsSingle;
 constexpr int kRegister2Max = kThreads * 2 * 4;
 constexpr int kRegister4Max = kThreads * 4 * 4;
 constexpr int kChunkVecs = 128;
+// Single-CTA streaming reads the row once (topk_v2_staged.cuh): a sample of kSampleVecs vectors
+// guesses a bin g, the rest stages its elements of bin >= g in kStageCap dynamic shared-memory
+// slots (value, position): 8 per thread, 64 KB at 1024 threads.
+// The main kernel carries the stage when forced to Streaming or for long rows (use_stage in
+// topk_v2_launch.cu): it costs L1, where the 32-register kernels spill.
+#ifndef DSV4_TOPK_STAGE_SLOTS  // stage slots per thread (8: 64 KB at 1024 threads)
+#define DSV4_TOPK_STAGE_SLOTS 8
+#endif
+#ifndef DSV4_TOPK_STAGE_TARGET_PCT  // the guess bin aims at this percentage of K staged
+#define DSV4_TOPK_STAGE_TARGET_PCT 150
+#endif
+constexpr int kSampleVecs = 2 * kThreads;
+constexpr int kStageCap = DSV4_TOPK_STAGE_SLOTS * kThreads;
+constexpr int kStageBytes = kStageCap * 8;
+constexpr int kStageTargetPct = DSV4_TOPK_STAGE_TARGET_PCT;
 // Staged threshold bins of at most this many candidates are ranked all-pairs (one thread per
 // candidate, no barrier) instead of by the 4-round radix select (§4.7 recommended split).
 #ifndef DSV4_TOPK_PAIR_RANK_MAX
-#define DSV4_TOPK_PAIR_RANK_MAX 128
+#define DSV4_TOPK_PAIR_RANK_MAX 256
 #endif
 constexpr int kPairRankMax = kThreads < DSV4_TOPK_PAIR_RANK_MAX ? kThreads : DSV4_TOPK_PAIR_RANK_MAX;
 // CTAs/SM of the main kernel's launch bounds (spec: 2). 1 lifts the 32-register cap (no spills of
 // the Register4 row) at half the resident rows; scripts/gpu/topk_v2_gpu.sh times both.
-#ifndef DSV4_TOPK_STREAM_PREFETCH  // streaming one-ahead prefetch (off: fewer spills)
-#define DSV4_TOPK_STREAM_PREFETCH 0
-#endif
 #ifndef DSV4_TOPK_STREAM_BATCH  // streaming: vectors loaded per thread before they are used
 #define DSV4_TOPK_STREAM_BATCH 2
 #endif

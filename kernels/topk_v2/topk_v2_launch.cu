@@ -25,11 +25,22 @@ simt::rt::LaunchConfig base_config(int grid, int cluster, void* stream) {
   return c;
 }
 
+// The main kernel carries the Streaming stage in dynamic shared memory when d.stage.
+simt::rt::LaunchConfig staged(simt::rt::LaunchConfig c, const Decision& d) {
+  c.dynamic_smem = d.stage ? kStageBytes : 0;
+  return c;
+}
+Args staged(Args a, const Decision& d) {
+  a.stage = d.stage ? 1 : 0;
+  return a;
+}
+
+// The launch's own result decides (a runtime error left pending by an earlier, unrelated call is
+// not ours); a failure is returned here and not left pending for the caller's next check.
 dsv4_result launched(simt::rt::error_t e, const char* what, dsv4_message* msg) {
-  if (e == simt::rt::kSuccess) e = simt::rt::last_error();
-  if (e != simt::rt::kSuccess)
-    return fail(msg, DSV4_ERR_CUDA, "topk_v2: launching %s failed: %s", what, simt::rt::error_string(e));
-  return DSV4_OK;
+  if (e == simt::rt::kSuccess) return DSV4_OK;
+  simt::rt::last_error();  // clear
+  return fail(msg, DSV4_ERR_CUDA, "topk_v2: launching %s failed: %s", what, simt::rt::error_string(e));
 }
 
 // Pool size P (§7): the real pool kernel's occupancy query unless a probe result is injected,
@@ -121,8 +132,17 @@ bool plan_is_written(const Sizing& s, long long B) {
   return s.cluster_ok && s.P > 0 && s.P < B && B <= s.max_batch;
 }
 
+// The one-read Streaming stage (topk_v2_staged.cuh) when forced, or when rows may stream and are
+// long (> 2 x Register4): there the second read of a row misses the caches. Below that, the
+// stage's 64 KB of L1 (where the 32-register kernels spill) costs about what the second read
+// saves (A/B and benchmark on the H200, docs/performance.md).
+bool use_stage(const Sizing& s, long long L) {
+  return s.force == DSV4_PATH_STREAMING || L > 2LL * s.r4;
+}
+
 Decision decide(const Sizing& s, long long B, long long L, bool ragged) {
   Decision d;
+  d.stage = use_stage(s, L);
   d.floor = s.floor(B);
   d.kernel = L <= s.r2 ? DSV4_PATH_REGISTER2 : DSV4_PATH_REGISTER4;
   switch (ragged ? DSV4_PATH_AUTO : s.force) {
@@ -188,19 +208,21 @@ dsv4_result launch_transform(const Args& a, const Decision& d, void* stream, dsv
       if (d.pool_clusters <= 0) return fail(msg, DSV4_ERR_INTERNAL, "topk_v2: zero-size pool");
       e = simt::rt::launch(base_config(d.pool_clusters * 8, 8, stream), topk_pool_kernel, a, d.pool_clusters);
       if (dsv4_result r = launched(e, "the pool kernel", msg); r != DSV4_OK) return r;
-      e = simt::rt::launch(base_config(a.B, 1, stream), topk_main_kernel<true>, a);
+      e = d.stage ? simt::rt::launch(staged(base_config(a.B, 1, stream), d), topk_main_kernel<true, true>, staged(a, d))
+                  : simt::rt::launch(base_config(a.B, 1, stream), topk_main_kernel<true, false>, a);
       return launched(e, "the pool-aware main kernel", msg);
     }
     case DSV4_PATH_REGISTER2: {
-      Args m = a;
+      Args m = a;  // never staged: L <= Register2 (use_stage)
       m.plan = nullptr;
-      e = simt::rt::launch(base_config(a.B, 1, stream), topk_main_kernel<false>, m);
+      e = simt::rt::launch(base_config(a.B, 1, stream), topk_main_kernel<false, false>, m);
       return launched(e, "the main kernel", msg);
     }
     default: {
-      Args m = a;
+      Args m = staged(a, d);
       m.plan = nullptr;
-      e = simt::rt::launch(base_config(a.B, 1, stream), topk_main_kernel<true>, m);
+      e = d.stage ? simt::rt::launch(staged(base_config(a.B, 1, stream), d), topk_main_kernel<true, true>, m)
+                  : simt::rt::launch(base_config(a.B, 1, stream), topk_main_kernel<true, false>, m);
       return launched(e, "the main kernel", msg);
     }
   }

@@ -3,7 +3,7 @@
 // through distributed shared memory). No cap: the threshold bin is resolved by a staged radix
 // select when hist[t] <= tie capacity, else by radix refinement over the row itself (§4.7).
 #pragma once
-#include "kernels/topk_v2/topk_v2_block.cuh"
+#include "kernels/topk_v2/topk_v2_staged.cuh"
 
 namespace dsv4::ours::topk {
 
@@ -103,16 +103,18 @@ SIMT_DEVICE void publish(Smem& sm, Team<NR>& tm, bool with_ties) {
 // Selects row b (window w, elements from `src`) and, on rank 0, writes its K output slots.
 // W = bin width. All threads of all NR ranks call it with the same arguments.
 template <int NR, int W, class Src>
-SIMT_DEVICE void select_row(const Args& a, int b, const RowWin& w, const Src& src, Smem& sm,
+SIMT_DEVICE void select_row(const Args& a, int b, const RowWin& w, Src& src, Smem& sm,
                             Team<NR>& tm) {
+  constexpr bool kStaged = requires { Src::kStaged; };
   constexpr int kBins = 1 << W, kTop = kBins - 1;
   const int rank = tm.rank();
   for (int i = threadIdx.x; i < kBins; i += kThreads) sm.hist[i] = 0;
   for (int i = threadIdx.x; i < 4 * 256; i += kThreads) (&sm.rh[0][0])[i] = 0;
-  if (threadIdx.x == 0) { sm.sel_cnt = 0; sm.tie_cnt = 0; sm.eq_taken = 0; }
+  if (threadIdx.x == 0) { sm.sel_cnt = 0; sm.tie_cnt = 0; sm.eq_taken = 0; sm.stage_cnt = 0; }
   __syncthreads();
   // 1. coarse histogram (every lane, padding included: padding is NaN -> top bin)
-  src.each([&](int, float x) { atomicAdd(&sm.hist[coarse_bin(x, W)], 1); });
+  if constexpr (kStaged) src.template hist_pass<W>(sm, a.K);
+  else src.each([&](int, float x) { atomicAdd(&sm.hist[coarse_bin(x, W)], 1); });
   __syncthreads();
   if (NR > 1) tm.sync();
   Smem* r0 = tm.r0(&sm);  // mapped only after a cluster barrier
@@ -131,6 +133,7 @@ SIMT_DEVICE void select_row(const Args& a, int b, const RowWin& w, const Src& sr
     r = a.K - above;
     ht = gh[t];
   }
+  if constexpr (kStaged) src.decide(sm, t);
   const bool take_all = t < 0 || r >= ht;
   const bool stage = !take_all && (DSV4_FAULT_TOPK_TIE_CAP_2048 || ht <= a.tie_cap);
   // 3. classify by recomputed bin: ABOVE (and all candidates when they all fit) -> sel

@@ -5,8 +5,8 @@
 #   mkdir -p .ab-base && git archive <REV> kernels/topk_v2 | tar -x -C .ab-base   (carry [".ab-base"])
 #   OUT=/some/dir bash scripts/gpu/topk_v2_ab.sh
 # new: --quick smoke (every forced path, exact checks); then --timing (auto dispatch, exact
-# checks) of base and new twice, alternating, and once each of the variants stream batch 1 / 4 and
-# all-pairs limit 256 (skipped past 250 s). ptxas report of new. Exit 1 if a check of new fails.
+# checks) of base and new twice, alternating, and once each of the variants in $AB_VARIANTS
+# (name=nvcc-flags, space separated; skipped past 400 s). ptxas report of new. Exit 1 if a check of new fails.
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
 OUT="${OUT:-$PWD/out/topk_v2_ab}"
@@ -24,10 +24,16 @@ cp -r kernels include simt tests "$BASE"/ 2>/dev/null
 cp .ab-base/kernels/topk_v2/* "$BASE/kernels/topk_v2/"
 LOG="$OUT/ab.txt"
 { date -u; nvidia-smi -L; } >"$LOG" 2>&1
+# Variants of new: name=flags (several flags joined by commas), from $AB_VARIANTS (default below).
+# AB_RUNS=1: base and new timed once instead of twice.
+VARIANTS=${AB_VARIANTS:-"nostage=-DDSV4_TOPK_STAGED=0 noclreg=-DDSV4_TOPK_CLUSTER_REG=0 mb1=-DDSV4_TOPK_MAIN_MIN_BLOCKS=1"}
+VN=()
 ( nvcc "${FLAGS[@]}" "${SRCS[@]}" -o /tmp/ab_new >"$OUT/build_new.txt" 2>&1 ) &
-( nvcc "${FLAGS[@]}" -DDSV4_TOPK_STREAM_BATCH=1 "${SRCS[@]}" -o /tmp/ab_b1 >/dev/null 2>&1 ) &
-( nvcc "${FLAGS[@]}" -DDSV4_TOPK_STREAM_BATCH=4 "${SRCS[@]}" -o /tmp/ab_b4 >/dev/null 2>&1 ) &
-( nvcc "${FLAGS[@]}" -DDSV4_TOPK_PAIR_RANK_MAX=256 "${SRCS[@]}" -o /tmp/ab_p256 >/dev/null 2>&1 ) &
+for kv in $VARIANTS; do
+  name=${kv%%=*}; VN+=("$name")
+  flags=${kv#*=}
+  ( nvcc "${FLAGS[@]}" ${flags//,/ } "${SRCS[@]}" -o /tmp/ab_$name >/dev/null 2>&1 ) &
+done
 ( cd "$BASE" && nvcc "${FLAGS[@]}" "${SRCS[@]}" -o /tmp/ab_base >"$OUT/build_base.txt" 2>&1 ) &
 ( nvcc "${FLAGS[@]}" -Xptxas -v -c kernels/topk_v2/topk_v2_launch.cu -o /tmp/ab_p.o 2>&1 | grep -E "entry|spill|Used" >"$OUT/ptxas_new.txt" ) &
 wait
@@ -37,32 +43,34 @@ echo "== new --quick smoke (every forced path, families 0/3/6)" >>"$LOG"
 timeout 70 /tmp/ab_new --quick >"$OUT/new_quick.txt" 2>&1 || rc=1
 grep -c '^PASS' "$OUT/new_quick.txt" >>"$LOG"; grep -E '^FAIL|failing' "$OUT/new_quick.txt" | head -20 >>"$LOG"
 T=/tmp/abt; mkdir -p $T
-for i in 1 2; do
-  for v in base new b1 b4 p256; do
+for i in $(seq 1 "${AB_RUNS:-2}"); do
+  for v in base new "${VN[@]}"; do
     [ -x /tmp/ab_$v ] || continue
     [ $i = 2 ] && [ $v != base ] && [ $v != new ] && continue
-    [ $SECONDS -gt 250 ] && { echo "skip $v run $i (time)" >>"$LOG"; continue; }
+    [ $SECONDS -gt 400 ] && { echo "skip $v run $i (time)" >>"$LOG"; continue; }
     echo "== $v --timing run $i" >>"$LOG"
     timeout 60 /tmp/ab_$v --timing >"$T/t_${v}_$i.txt" 2>&1 || { [ $v = new ] && rc=1; }
   done
 done
-python3 - "$T" >>"$LOG" <<'PY'
+python3 - "$T" "${VN[@]}" >>"$LOG" <<'PY'
 import sys, re, os
-o = sys.argv[1]
+o, vn = sys.argv[1], sys.argv[2:]
 def tab(f):
     d = {}
-    for l in open(os.path.join(o, f)):
+    p = os.path.join(o, f)
+    if not os.path.exists(p): return d
+    for l in open(p):
         m = re.match(r'\| (\d+) \| (\d+) \| (\d+) \| ([-\d.]+) \|', l)
         if m: d[m.group(1,2,3)] = float(m.group(4))
     return d
-t = {k: tab(f"t_{k}.txt") for k in ["base_1", "new_1", "base_2", "new_2", "b1_1", "b4_1", "p256_1"] if os.path.exists(os.path.join(o, f"t_{k}.txt"))}
-print("| B | L | K | base us (run1/run2) | new us (run1/run2) | new/base (min) | batch1 | batch4 | pairs<=256 |")
-print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
-for k in t.get("base_1", {}):
+t = {k: tab(f"t_{k}.txt") for k in ["base_1", "new_1", "base_2", "new_2"] + [v + "_1" for v in vn]}
+print("| B | L | K | base us (run1/run2) | new us (run1/run2) | new/base (min) | " + " | ".join(vn) + " |")
+print("|---:|---:|---:|---:|---:|---:|" + "---:|" * len(vn))
+for k in t["base_1"]:
     g = lambda r: t.get(r, {}).get(k, -1)
     b = [g("base_1"), g("base_2")]; n = [g("new_1"), g("new_2")]
-    x1, x2, x3 = g("b1_1"), g("b4_1"), g("p256_1")
-    print(f"| {k[0]} | {k[1]} | {k[2]} | {b[0]:.1f}/{b[1]:.1f} | {n[0]:.1f}/{n[1]:.1f} | {min(x for x in n if x > 0)/min(x for x in b if x > 0) if max(n) > 0 and max(b) > 0 else -1:.2f} | {x1:.1f} | {x2:.1f} | {x3:.1f} |")
+    ratio = min(x for x in n if x > 0) / min(x for x in b if x > 0) if max(n) > 0 and max(b) > 0 else -1
+    print(f"| {k[0]} | {k[1]} | {k[2]} | {b[0]:.1f}/{b[1]:.1f} | {n[0]:.1f}/{n[1]:.1f} | {ratio:.2f} | " + " | ".join(f"{g(v + '_1'):.1f}" for v in vn) + " |")
 PY
 grep -H failing "$T"/t_*.txt >>"$LOG"
 cat "$LOG"; cat "$OUT/ptxas_new.txt"

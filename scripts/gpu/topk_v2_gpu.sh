@@ -42,8 +42,8 @@ if [ "${SANITIZE:-0}" = 1 ] && command -v compute-sanitizer >/dev/null; then
 fi
 rm -f "$BIN"
 # The same timings for two compile-time variants: main kernel at 1 CTA/SM (64 registers) and
-# the streaming one-ahead prefetch (more spills at 32 registers).
-for variant in DSV4_TOPK_MAIN_MIN_BLOCKS=1 DSV4_TOPK_STREAM_PREFETCH=1; do
+# streaming with one vector per thread in flight (DSV4_TOPK_STREAM_BATCH=1, fewer spills).
+for variant in DSV4_TOPK_MAIN_MIN_BLOCKS=1 DSV4_TOPK_STREAM_BATCH=1; do
   [ -n "${1:-}" ] && break
   if nvcc "${FLAGS[@]}" -D$variant "${SRCS[@]}" tests/kernels/topk_v2/gpu/topk_v2_gpu_smoke.cu \
        -o "$BIN.v" >/dev/null 2>&1; then

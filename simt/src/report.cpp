@@ -22,10 +22,13 @@ bool g_abort_on_report = [] {
 rt::error_t g_last_error = cudaSuccess;
 rt::error_t g_sticky_error = cudaSuccess;
 
+// Every error becomes the last error (cudaGetLastError); only a failure of the kernel's execution
+// is also reported by the next synchronization, as on the GPU. A launch the runtime rejects
+// (configuration, cluster size, shared memory) is reported by the launch call alone.
 void set_last_error(rt::error_t e) {
   if (e != cudaSuccess) {
     g_last_error = e;
-    g_sticky_error = e;
+    if (e == cudaErrorLaunchFailure) g_sticky_error = e;
   }
 }
 

@@ -172,6 +172,18 @@ TEST(Launch, ExceptionAbortsLaunchAndNextLaunchWorks) {
 
 SIMT_KERNEL void noop_kernel(int*) {}
 
+// A launch the runtime rejects is reported by the launch call and cudaGetLastError, not by the
+// next synchronization (only execution failures are; the CUDA runtime's behaviour).
+TEST(Launch, RejectedLaunchIsNotReportedBySync) {
+  std::vector<int> out(64);
+  simt::rt::stream_sync(nullptr);  // what earlier tests left
+  simt::rt::last_error();
+  EXPECT_EQ(simt::rt::launch(cfg(dim3(0), dim3(64)), noop_kernel, out.data()), cudaErrorInvalidConfiguration);
+  EXPECT_EQ(simt::rt::stream_sync(nullptr), simt::rt::kSuccess);
+  EXPECT_EQ(simt::rt::last_error(), cudaErrorInvalidConfiguration);
+  EXPECT_EQ(simt::rt::last_error(), simt::rt::kSuccess);
+}
+
 // Thread 0 spin-waits on a flag that thread 33 sets: progresses (atomics yield now and then).
 // kBug: thread 33 first waits at a __syncthreads that thread 0 never reaches -> livelock.
 template <bool kBug>

@@ -3,6 +3,8 @@
 // negative lengths), stale and bad plans, probe injection (bug classes 3, 13, 15, 20, 22).
 #include "tests/kernels/topk_v2/topk_v2_test_util.hpp"
 
+#include "simt/portable.h"
+
 namespace {
 
 using tk::Case;
@@ -93,6 +95,21 @@ TEST(TopkV2Contract, MetadataErrorsInBothModes) {
     EXPECT_NE(std::string(m.text).find("invalid metadata shape"), std::string::npos);
     for (int32_t v : out) EXPECT_EQ(v, tk::kFill);
   }
+}
+
+void never_run(int) {}
+
+// A runtime error left pending by someone else's failed call is not reported as a failure of the
+// next transform (found on the H200: after one failed launch every later transform failed with
+// "launching the main kernel failed", because the launch check also read the pending error).
+TEST(TopkV2Contract, APendingRuntimeErrorIsNotOurs) {
+  simt::rt::LaunchConfig zero;
+  zero.grid = dim3(0, 1, 1);
+  ASSERT_NE(simt::rt::launch(zero, never_run, 1), simt::rt::kSuccess);  // leaves the error pending
+  Case c = random_case(2, 300, 32, 5);
+  tk::Result r = tk::run(c, 0);
+  ASSERT_EQ(r.rc, DSV4_OK) << r.msg;
+  EXPECT_TRUE(tk::check(c, r).ok);
 }
 
 // Class 22: B = 0 is a successful no-op on every entry.

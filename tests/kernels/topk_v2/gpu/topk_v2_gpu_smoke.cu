@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <random>
 #include <string>
@@ -160,6 +161,12 @@ int main(int argc, char** argv) {
   const bool quick = argc > 1 && std::string(argv[1]) == "--quick";
   const bool timing_only = argc > 1 && std::string(argv[1]) == "--timing";
   int fails = 0;
+  if (argc == 6 && std::string(argv[1]) == "--one") {  // --one B L K reps: one timed config (profilers)
+    double us = -1;
+    const bool ok = run_case(std::atoi(argv[2]), std::atoi(argv[3]), std::atoi(argv[4]), 0, 0, 7, &us, std::atoi(argv[5]));
+    std::printf("| %s | %s | %s | %.1f |\n", argv[2], argv[3], argv[4], us);
+    return ok ? 0 : 1;
+  }
   struct Shape { int B, L; };
   const Shape shapes[] = {{8, 4096}, {8, 8193}, {4, 16385}, {4, 40000}, {1, 131072}, {8, 131072}, {40, 131072}};
   const int paths[] = {0, 2, 3, 4, 5, 6, 7};
@@ -175,7 +182,7 @@ int main(int argc, char** argv) {
   std::printf("\n| B | L | K | us (auto path, transform only, plan excluded) |\n|---:|---:|---:|---:|\n");
   const Shape perf[] = {{1, 4096}, {1, 16384}, {1, 24576}, {1, 32768}, {1, 65536}, {1, 131072}, {15, 65536},
                         {16, 65536}, {16, 131072}, {64, 4096}, {64, 16384}, {64, 32768}, {64, 65536},
-                        {64, 131072}, {512, 4096}, {512, 16384}, {512, 65536}, {512, 131072}};
+                        {64, 131072}, {512, 4096}, {512, 16384}, {512, 32768}, {512, 65536}, {512, 131072}};
   for (const Shape& s : perf)
     for (int K : {512, 2048}) {
       double us = -1;

@@ -1,0 +1,85 @@
+// kernels/topk_v2/topk_v2_staged.cuh -- the single-CTA Streaming row read once instead of twice.
+// The histogram pass first reads a sample (the first kSampleVecs vectors) and picks a guess bin g:
+// the bin whose suffix count in the sample, scaled to the row, reaches 1.5 K (kStageTargetPct). The
+// rest of the row is binned AND every element with bin >= g is copied to a shared-memory stage
+// (value, position).
+// Once the full histogram gives the threshold bin t, the classify / refine passes read the sample
+// again (global, L2-hot) and the stage instead of the whole row -- when that is complete:
+//   t >= g (so every element of bin >= t outside the sample is staged) and the stage did not
+//   overflow. Otherwise they stream the whole row again, as without a stage. Either way the
+// elements offered to the selection are a superset of those with bin >= t, so the result is the
+// exact one of topk_v2_select.cuh; only the bytes read change.
+#pragma once
+#include "kernels/topk_v2/topk_v2_block.cuh"
+
+namespace dsv4::ours::topk {
+
+struct StagedSrc {
+  static constexpr bool kStaged = true;
+  RowWin w;
+  float* sval;  // kStageCap values and positions in dynamic shared memory
+  int* spos;
+  int c0 = 0;   // sample: vectors [0, c0)
+  int g = 0;    // guess bin
+  int cnt = -1; // staged elements when the stage is used, -1: stream the whole row
+
+  SIMT_DEVICE StreamSrc<1> part(int vb, int ve) const {
+    StreamSrc<1> s{w};
+    s.vb = vb;
+    s.ve = ve;
+    return s;
+  }
+
+  // Pass 1: the coarse histogram of the whole row (every lane, padding included, as for the
+  // other sources) and the stage. All threads call it; ends without a barrier.
+  template <int W>
+  SIMT_DEVICE void hist_pass(Smem& sm, int K) {
+    constexpr int kBins = 1 << W, kTop = kBins - 1;
+    c0 = w.nvec < kSampleVecs ? w.nvec : kSampleVecs;
+    part(0, c0).each([&](int, float x) { atomicAdd(&sm.hist[coarse_bin(x, W)], 1); });
+    __syncthreads();
+    g = kBins;  // the sample is the whole row: nothing to stage
+    if (c0 < w.nvec) {
+      const long long want = static_cast<long long>(K) * kStageTargetPct * c0, per = 100LL * w.nvec;
+      const long long tgt = (want + per - 1) / per;
+      int above = 0;
+      find_threshold(sm.hist, kTop, tgt > 1 ? static_cast<int>(tgt) : 1, sm, &g, &above);
+    }
+    const int gg = g;
+    part(c0, 0x7FFFFFFF).each([&](int pos, float x) {
+      const int bin = coarse_bin(x, W);
+      atomicAdd(&sm.hist[bin], 1);
+#if DSV4_FAULT_TOPK_STAGE_SKIPS_GUESS_BIN
+      const bool st = bin > gg && bin < kTop;  // planted: bin g itself is not staged
+#else
+      const bool st = bin >= gg && bin < kTop;
+#endif
+      if (st) {
+        const int i = atomicAdd(&sm.stage_cnt, 1);
+        if (i < kStageCap) {
+          sval[i] = x;
+          spos[i] = pos;
+        }
+      }
+    });
+  }
+
+  // After the barrier that ends pass 1 and the threshold search: t = threshold bin (-1: every
+  // element is taken, which the stage cannot serve). Uniform over the block.
+  SIMT_DEVICE void decide(const Smem& sm, int t) {
+    const int n = sm.stage_cnt;
+    cnt = (t >= 0 && t >= g && n <= kStageCap) ? n : -1;
+  }
+
+  template <class F>
+  SIMT_DEVICE void each(F&& f) const {
+    if (cnt < 0) {
+      part(0, 0x7FFFFFFF).each(f);
+      return;
+    }
+    part(0, c0).each(f);
+    for (int i = threadIdx.x; i < cnt; i += kThreads) f(spos[i], sval[i]);
+  }
+};
+
+}  // namespace dsv4::ours::topk

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# scripts/gpu/topk_v2_profile.sh -- Nsight Compute profile of OUR Top-K v2 on one H200: builds the
+# smoke binary (tests/kernels/topk_v2/gpu/topk_v2_gpu_smoke.cu, `--one B L K reps`) and profiles one
+# warm launch of the transform kernel per configuration (clocks left alone). Writes, per config,
+# the section summary (speed of light, warp states, scheduler, occupancy, launch) and the
+# per-source-line stall samples (CSV) under $OUT.
+#   OUT=/some/dir bash scripts/gpu/topk_v2_profile.sh ["B L K" ...]
+set -uo pipefail
+cd "$(dirname "$0")/../.." || exit 1
+OUT="${OUT:-$PWD/out/topk_v2_profile}"
+mkdir -p "$OUT"
+export PATH="/usr/local/cuda/bin:$PATH"
+EXTRA=${DSV4_PROFILE_NVCC_FLAGS:-}
+FLAGS=(-std=c++20 -O3 -arch=sm_90a -lineinfo --expt-relaxed-constexpr -I. -Iinclude
+       -DDSV4_TOPK_BLOCK_THREADS=1024 -DDSV4_BF16_BLOCK_THREADS=512 $EXTRA)
+SRCS=(kernels/common/validate.cu kernels/common/status_host.cu kernels/common/capabilities.cu
+      kernels/topk_v2/topk_v2_launch.cu kernels/topk_v2/topk_v2_entry.cu
+      kernels/occupancy_probe/occupancy_probe.cu tests/kernels/topk_v2/gpu/topk_v2_gpu_smoke.cu)
+nvcc "${FLAGS[@]}" "${SRCS[@]}" -o /tmp/prof_smoke >"$OUT/build.txt" 2>&1 || { cat "$OUT/build.txt"; exit 1; }
+CONFIGS=("$@")
+[ ${#CONFIGS[@]} -gt 0 ] || CONFIGS=("1 4096 512" "512 131072 512" "1 65536 512" "64 32768 2048")
+SECS=(--section SpeedOfLight --section WarpStateStats --section SchedulerStats --section Occupancy
+      --section LaunchStats --section MemoryWorkloadAnalysis)
+for c in "${CONFIGS[@]}"; do
+  set -- $c
+  tag="B$1_L$2_K$3"
+  ncu --clock-control none "${SECS[@]}" -k regex:'topk_(main|cluster)' --launch-skip 6 --launch-count 1 \
+      /tmp/prof_smoke --one "$1" "$2" "$3" 8 >"$OUT/sections_$tag.txt" 2>&1
+  ncu --clock-control none --set full --import-source yes -k regex:'topk_(main|cluster)' --launch-skip 6 \
+      --launch-count 1 -o /tmp/rep_$tag -f /tmp/prof_smoke --one "$1" "$2" "$3" 8 >/dev/null 2>&1
+  ncu -i /tmp/rep_$tag.ncu-rep --page source --csv --print-source cuda >"$OUT/source_$tag.csv" 2>&1 ||
+    ncu -i /tmp/rep_$tag.ncu-rep --page source --csv >"$OUT/source_$tag.csv" 2>&1
+  echo "== $tag: $(grep -E 'Duration|Registers Per|Achieved Occ' "$OUT/sections_$tag.txt" | tr -s ' ' | tr '\n' ';')"
+done
