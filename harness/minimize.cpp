@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <vector>
 
 #include "rng.hpp"
 
@@ -72,6 +73,36 @@ Case with_width(const Case& c, int32_t w) {
   return d;
 }
 
+// Knobs (dsv4_config fields, checked mode, the plan's static threshold), the page-table kind,
+// the layout paddings and the CPU schedule: the first one whose default still fails is taken.
+template <class Attempt>
+bool simplify_configuration(const Case& best, Attempt&& attempt) {
+  const Knobs dk;
+  for (int32_t Knobs::*f : {&Knobs::force_path, &Knobs::tie_capacity, &Knobs::register2_max, &Knobs::register4_max,
+                            &Knobs::cluster_floor_small, &Knobs::cluster_floor_large, &Knobs::small_batch_cut,
+                            &Knobs::cluster_max_batch, &Knobs::plan_t_min, &Knobs::cluster_enable,
+                            &Knobs::inject_probe_c8, &Knobs::inject_probe_c16, &Knobs::early_read,
+                            &Knobs::static_threshold}) {
+    if (best.knobs.*f == dk.*f) continue;
+    Case d = best;
+    d.knobs.*f = dk.*f;
+    if (attempt(d)) return true;
+  }
+  std::vector<Case> cands;
+  auto with = [&](auto&& edit) { Case d = best; edit(d); if (!(d == best)) cands.push_back(std::move(d)); };
+  with([&](Case& d) { d.knobs.validate = dk.validate; });
+  with([](Case& d) { d.table_kind = TableKind::Identity; });
+  const Shape ds;
+  with([&](Case& d) { d.shape.stride_pad = ds.stride_pad; });
+  with([&](Case& d) { d.shape.base_offset = ds.base_offset; });
+  with([&](Case& d) { d.shape.out_pad = ds.out_pad; });
+  with([&](Case& d) { d.shape.width_delta = ds.width_delta; });
+  with([](Case& d) { d.schedule = Schedule{}; });
+  for (const Case& d : cands)
+    if (attempt(d)) return true;
+  return false;
+}
+
 }  // namespace
 
 Case minimize_case(const Case& c0, const std::function<bool(const Case&)>& still_fails, int max_runs,
@@ -135,6 +166,8 @@ Case minimize_case(const Case& c0, const std::function<bool(const Case&)>& still
       d.shape.k = k;
       progress = attempt(d);
     }
+    // 5. plainer configuration, one setting at a time back to its default
+    if (!progress) progress = simplify_configuration(best, attempt);
   }
   if (stats) { stats->runs = runs; stats->accepted = accepted; }
   return best;

@@ -23,8 +23,10 @@ struct MinimizeStats {
 };
 
 // Greedy shrinking: fewer rows, shorter rows (width and seq_lens), fewer injections / literal
-// values / table injections, smaller k. `still_fails` runs a candidate and says whether it keeps
-// the class. Stops when no step helps or after `max_runs` runs.
+// values / table injections, smaller k, then a plainer configuration (each knob, the checked mode,
+// the page-table kind, the layout paddings and the CPU schedule back to its default, one at a
+// time). `still_fails` runs a candidate and says whether it keeps the class. Stops when no step
+// helps or after `max_runs` runs.
 Case minimize_case(const Case& c, const std::function<bool(const Case&)>& still_fails, int max_runs = 400,
                    MinimizeStats* stats = nullptr);
 

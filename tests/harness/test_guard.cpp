@@ -188,6 +188,44 @@ TEST_F(Guard, MinimizerKeepsTheFailureAndShrinks) {
   EXPECT_GT(st.accepted, 0);
 }
 
+// Settings the failure does not depend on go back to their defaults; one it needs stays.
+TEST_F(Guard, MinimizerPlainsTheConfiguration) {
+  Case c = small_case(PagedMode::PageTable);
+  c.table_kind = TableKind::SharedPermutation;
+  c.shape.out_pad = 6;
+  c.knobs.validate = false;
+  c.knobs.static_threshold = 7;
+  c.schedule = Schedule{1, 99};
+  dsv4::faketest::set_fault(Fault::WrongValue);
+  const FailureClass cls = failure_class(run_case(c, *impl, *be));
+  ASSERT_EQ(cls.verdict, Verdict::Mismatch);
+  const Case small = minimize_case(c, [&](const Case& x) { return same_failure(cls, run_case(x, *impl, *be)); }, 300);
+  EXPECT_EQ(small.table_kind, TableKind::Identity);
+  EXPECT_EQ(small.shape.out_pad, Shape{}.out_pad);
+  EXPECT_TRUE(small.knobs.validate);
+  EXPECT_EQ(small.knobs.static_threshold, -1);
+  EXPECT_EQ(small.schedule, Schedule{});
+  EXPECT_EQ(small.mode, PagedMode::PageTable);  // not a setting: part of what is tested
+  dsv4::faketest::set_fault(Fault::None);
+}
+
+// A setting the failure needs stays (here: a predicate that fails only with static_threshold 7
+// and cluster_enable 0); the rest goes back to the defaults.
+TEST(Minimize, KeepsTheSettingsTheFailureNeeds) {
+  Case c = make_topk_paged(2, 64, 8, Dist::Randn, 3);
+  c.knobs.static_threshold = 7;
+  c.knobs.cluster_enable = 0;
+  c.knobs.tie_capacity = 5;
+  c.knobs.force_path = DSV4_PATH_STREAMING;
+  c.table_kind = TableKind::Random;
+  const Case m = minimize_case(c, [](const Case& x) { return x.knobs.static_threshold == 7 && x.knobs.cluster_enable == 0; });
+  EXPECT_EQ(m.knobs.static_threshold, 7);
+  EXPECT_EQ(m.knobs.cluster_enable, 0);
+  EXPECT_EQ(m.knobs.tie_capacity, -1);
+  EXPECT_EQ(m.knobs.force_path, 0);
+  EXPECT_EQ(m.table_kind, TableKind::Identity);
+}
+
 TEST(Minimize, RemoveRowKeepsTheOtherRowsBits) {
   Case c = make_topk_paged(3, 40, 4, Dist::Randn, 8);
   c.seq_lens = {40, 30, 20};
