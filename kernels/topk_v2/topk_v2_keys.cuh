@@ -20,7 +20,7 @@ constexpr int kBitsCluster = 10;                   // cluster paths
 constexpr int kHistBins = 1 << kBitsSingle;
 constexpr int kRegister2Max = kThreads * 2 * 4;
 constexpr int kRegister4Max = kThreads * 4 * 4;
-constexpr int kChunkVecs = 128;
+constexpr int kChunkVecs = 128;  // cluster rank interleave: 128 vectors per chunk
 // Single-CTA streaming reads the row once (topk_v2_staged.cuh): a sample of kSampleVecs vectors
 // guesses a bin g, the rest stages its elements of bin >= g in kStageCap dynamic shared-memory
 // slots (value, position): 8 per thread, 64 KB at 1024 threads.
@@ -42,16 +42,16 @@ constexpr int kStageTargetPct = DSV4_TOPK_STAGE_TARGET_PCT;
 #define DSV4_TOPK_PAIR_RANK_MAX 256
 #endif
 constexpr int kPairRankMax = kThreads < DSV4_TOPK_PAIR_RANK_MAX ? kThreads : DSV4_TOPK_PAIR_RANK_MAX;
-// CTAs/SM of the main kernel's launch bounds (spec: 2). 1 lifts the 32-register cap (no spills of
-// the Register4 row) at half the resident rows; scripts/gpu/topk_v2_gpu.sh times both.
 #ifndef DSV4_TOPK_STREAM_BATCH  // streaming: vectors loaded per thread before they are used
 #define DSV4_TOPK_STREAM_BATCH 2
 #endif
 constexpr int kStreamBatch = DSV4_TOPK_STREAM_BATCH;
 static_assert(kStreamBatch >= 1 && kStreamBatch <= 8, "stream batch 1..8");
+// CTAs/SM of the main kernel's launch bounds (spec: 2). 1 lifts the 32-register cap (no spills of
+// the Register4 row) at half the resident rows; scripts/gpu/topk_v2_gpu.sh times both.
 #ifndef DSV4_TOPK_MAIN_MIN_BLOCKS
 #define DSV4_TOPK_MAIN_MIN_BLOCKS 2
-#endif                    // cluster rank interleave: 128 vectors per chunk
+#endif
 static_assert(kThreads % 32 == 0 && kThreads >= 64, "block size must be whole warps");
 
 SIMT_HD unsigned f32_bits(float x) {
