@@ -120,6 +120,15 @@ inline std::vector<Named> topk_v2_paged() {
       out.push_back({"c05-guard-columns-mode" + std::to_string(m), c});
     }
   }
+  {  // a plain batch: five rows on different paths (long, short, trivial, mid, empty), paged,
+     // default knobs -- runnable by a plugin without dsv4_set_config (scripts/gpu/harness_isolation.sh)
+    Case c = make_topk_paged(5, 4 * r4 + 8, 512, Dist::Randn, 21);
+    c.seq_lens = {4 * r4 + 8, r2, 100, r4 - 5, 0};
+    c.mode = PagedMode::PageTable;
+    c.shape.page_size = 64;
+    c.table_kind = TableKind::PerRowPermutation;
+    out.push_back({"plain-batch-5-mixed-paths", c});
+  }
   {  // class 11: page-table entry 2^25 (page 64) overflows int32; entry -1 at the last offset
     std::vector<uint32_t> v(64, f32(1.0f));
     for (TableEntry e : {TableEntry::Literal, TableEntry::MinusOne, TableEntry::OneAbove}) {

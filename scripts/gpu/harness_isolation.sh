@@ -33,7 +33,8 @@ for f in 1 2; do
 done
 # Two cases: batch >= 3 (the fakes fault) then batch 2 (they do not). Taken from the seed corpus by size.
 # Every batch >= 3 case is passed (some need dsv4_set_config, which the fakes lack, and are
-# skipped): the first runnable one faults, and each later file still runs in a fresh process.
+# skipped; the seed plain-batch-5-mixed-paths sets no knob): the first runnable one faults, and
+# each later file still runs in a fresh process.
 big=""; small=""
 for f in corpus/fuzz_topk_v2/*; do
   b=$("$H" show "$f" 2>/dev/null | awk '/^batch /{print $2}')
