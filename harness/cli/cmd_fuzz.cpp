@@ -21,6 +21,7 @@
 #include <fstream>
 #include <iterator>
 #include <regex>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -48,7 +49,8 @@ struct Stats {
 struct TargetResult {
   std::string target, backend, log;
   Stats st;
-  std::vector<std::string> failure_files;  // case files (repro) and raw crash inputs
+  std::vector<std::string> failure_files;  // case files (repro) and raw crash inputs of THIS run
+  long earlier_files = 0;                   // files an earlier run left in the failure dir
 };
 
 bool file_contains(const fs::path& p, const std::string& needle) {
@@ -124,6 +126,9 @@ TargetResult run_target(const FuzzArgs& a, const fs::path& bin, long seconds, in
   const fs::path work = fs::path(a.work_dir) / r.target, fails = fs::path(a.failure_dir) / r.target;
   fs::create_directories(work);
   fs::create_directories(fails);
+  std::set<std::string> before;  // failure files of earlier runs: reported, not counted
+  for (const auto& e : fs::directory_iterator(fails))
+    if (e.is_regular_file()) before.insert(e.path().filename().string());
   const fs::path seeds = fs::path(a.corpus_root) / r.target;
   if (fs::is_directory(seeds))
     for (const auto& e : fs::directory_iterator(seeds))
@@ -168,8 +173,11 @@ TargetResult run_target(const FuzzArgs& a, const fs::path& bin, long seconds, in
   }
   r.st = parse_log(r.log);
   r.st.corpus = std::max<long>(r.st.corpus, long(std::distance(fs::directory_iterator(work), fs::directory_iterator{})));
-  for (const auto& e : fs::directory_iterator(fails))
-    if (e.is_regular_file()) r.failure_files.push_back(e.path().string());
+  for (const auto& e : fs::directory_iterator(fails)) {
+    if (!e.is_regular_file()) continue;
+    if (before.count(e.path().filename().string())) ++r.earlier_files;
+    else r.failure_files.push_back(e.path().string());
+  }
   std::sort(r.failure_files.begin(), r.failure_files.end());
   return r;
 }
@@ -273,6 +281,10 @@ int cmd_fuzz(int argc, char** argv) {
         std::printf("  dsv4-harness repro %s\n", f.c_str());
     }
   }
+  for (const TargetResult& r : results)
+    if (r.earlier_files > 0)
+      std::printf("\n%s: %ld file(s) from earlier runs in %s (not counted above)\n", r.target.c_str(),
+                  r.earlier_files, (fs::path(a.failure_dir) / r.target).c_str());
   std::printf("\nworking corpora and logs: %s\n", a.work_dir.c_str());
   return failures ? 1 : 0;
 }

@@ -68,7 +68,12 @@ struct StagedSrc {
   // element is taken, which the stage cannot serve). Uniform over the block.
   SIMT_DEVICE void decide(const Smem& sm, int t) {
     const int n = sm.stage_cnt;
+#if DSV4_FAULT_TOPK_STAGE_NO_FALLBACK  // planted: the stage is used even when incomplete
+    cnt = n < kStageCap ? n : kStageCap;
+    (void)t;
+#else
     cnt = (t >= 0 && t >= g && n <= kStageCap) ? n : -1;
+#endif
   }
 
   template <class F>

@@ -78,3 +78,32 @@ TEST_F(Cli, ShowAndMinimize) {
   EXPECT_EQ(run("minimize " + file + " -o " + small + impl(), "", &out), 2);  // passing: nothing to do
   EXPECT_EQ(run("nonsense", "", &out), 2);
 }
+
+// `fuzz` counts the failures of THIS run: files an earlier campaign left in the failure dir are
+// listed as such, not reported again (a nightly job would otherwise fail forever after one find).
+// The target is a stand-in for a libFuzzer binary: it prints libFuzzer's stats lines and, with
+// FAKE_FUZZ_CRASH set, writes a crash input under -artifact_prefix.
+TEST_F(Cli, FuzzCountsOnlyThisRunsFailures) {
+  const fs::path build = dir / "build", fails = dir / "fails" / "fuzz_fake";
+  fs::create_directories(build / "fuzz");
+  fs::create_directories(fails);
+  const fs::path bin = build / "fuzz" / "fuzz_fake";
+  std::ofstream(bin) << "#!/bin/sh\n"
+                        "# INFO: Seed: (what dsv4-harness fuzz looks for in a libFuzzer binary)\n"
+                        "for a in \"$@\"; do case \"$a\" in -artifact_prefix=*) P=\"${a#-artifact_prefix=}\";; esac; done\n"
+                        "echo 'INFO: Seed: 1'\n"
+                        "echo '#5\tDONE   cov: 3 ft: 4 corp: 1/1b exec/s: 5 rss: 1Mb'\n"
+                        "echo 'stat::number_of_executed_units: 5'\n"
+                        "[ -n \"$FAKE_FUZZ_CRASH\" ] && printf x > \"${P}crash-thisrun\"\n"
+                        "exit 0\n";
+  fs::permissions(bin, fs::perms::owner_all);
+  std::ofstream(fails / "crash-earlier") << "x";
+  const std::string args = "fuzz --build-dir " + build.string() + " --total-seconds 1 --corpus-root " +
+                           (dir / "corpus").string() + " --failure-dir " + (dir / "fails").string();
+  std::string out;
+  EXPECT_EQ(run(args, "", &out), 0) << out;
+  EXPECT_NE(out.find("fuzz_fake: 1 file(s) from earlier runs"), std::string::npos) << out;
+  EXPECT_EQ(out.find("crash-earlier   (raw input"), std::string::npos) << out;
+  EXPECT_EQ(run(args, "FAKE_FUZZ_CRASH=1", &out), 1) << out;
+  EXPECT_NE(out.find("crash-thisrun   (raw input: replays through the target)"), std::string::npos) << out;
+}
