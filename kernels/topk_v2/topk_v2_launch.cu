@@ -213,7 +213,7 @@ dsv4_result launch_transform(const Args& a, const Decision& d, void* stream, dsv
       return launched(e, "the pool-aware main kernel", msg);
     }
     case DSV4_PATH_REGISTER2: {
-      Args m = a;  // never staged: L <= Register2 (use_stage)
+      Args m = a;  // the Register2-only kernel never carries the stage (its rows stream twice)
       m.plan = nullptr;
       e = simt::rt::launch(base_config(a.B, 1, stream), topk_main_kernel<false, false>, m);
       return launched(e, "the main kernel", msg);
