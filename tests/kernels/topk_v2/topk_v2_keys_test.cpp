@@ -73,3 +73,39 @@ TEST(TopkV2Keys, SpecLandmarks) {
   EXPECT_EQ(topk::coarse_bin_lower_bound(3, 12), -tk::inf());
   EXPECT_TRUE(topk::is_nan(topk::pad_value()) || DSV4_FAULT_TOPK_PAD_NEG_FLT_MAX);
 }
+
+// The one-read Streaming guess (topk_v2_staged.cuh, hist_pass/decide) at production sizes (1024
+// threads: a sample of 2048 vectors, 8192 stage slots) on normal rows: the whole-row fallback
+// (t < g, or the stage overflows) must stay rare, or the stage reads rows twice after all. The
+// rule is restated here from the kernel (target = ceil(K * kStageTargetPct% * sample / row) in the
+// sample's histogram); docs/performance.md quotes the rate.
+TEST(TopkV2Keys, StageGuessRarelyFallsBackOnNormalRows) {
+  constexpr int kSample = 2048 * 4, kCap = 8192, kBins = 4096, kTop = kBins - 1;
+  std::mt19937 g(2026);
+  std::normal_distribution<float> nd;
+  for (int L : {65536, 131072})
+    for (int K : {512, 2048}) {
+      int fallbacks = 0;
+      const int rows = 60;
+      for (int r = 0; r < rows; ++r) {
+        std::vector<int> bin(L);
+        for (int& b : bin) b = topk::coarse_bin(nd(g), 12);
+        auto threshold = [&](int lo, int hi, long long target) {  // highest bin with suffix >= target
+          std::vector<long long> h(kBins, 0);
+          for (int i = lo; i < hi; ++i) ++h[size_t(bin[size_t(i)])];
+          long long s = 0;
+          for (int t = kTop - 1; t >= 0; --t)
+            if ((s += h[size_t(t)]) >= target) return t;
+          return 0;
+        };
+        const long long nvec = L / 4, c0 = kSample / 4;
+        const long long tgt = (static_cast<long long>(K) * topk::kStageTargetPct * c0 + 100 * nvec - 1) / (100 * nvec);
+        const int gb = threshold(0, kSample, tgt > 1 ? tgt : 1), t = threshold(0, L, K);
+        long long staged = 0;
+        for (int i = kSample; i < L; ++i) staged += bin[size_t(i)] >= gb && bin[size_t(i)] < kTop;
+        fallbacks += (t < gb || staged > kCap) ? 1 : 0;
+      }
+      EXPECT_LE(fallbacks, rows / 20) << "L " << L << " K " << K << ": " << fallbacks << " of " << rows
+                                      << " rows would read the row twice";
+    }
+}
