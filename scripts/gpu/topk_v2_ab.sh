@@ -26,7 +26,7 @@ LOG="$OUT/ab.txt"
 { date -u; nvidia-smi -L; } >"$LOG" 2>&1
 # Variants of new: name=flags (several flags joined by commas), from $AB_VARIANTS (default below).
 # AB_RUNS=1: base and new timed once instead of twice.
-VARIANTS=${AB_VARIANTS:-"nostage=-DDSV4_TOPK_STAGED=0 noclreg=-DDSV4_TOPK_CLUSTER_REG=0 mb1=-DDSV4_TOPK_MAIN_MIN_BLOCKS=1"}
+VARIANTS=${AB_VARIANTS:-"mb1=-DDSV4_TOPK_MAIN_MIN_BLOCKS=1 t200=-DDSV4_TOPK_STAGE_TARGET_PCT=200 p128=-DDSV4_TOPK_PAIR_RANK_MAX=128"}
 VN=()
 ( nvcc "${FLAGS[@]}" "${SRCS[@]}" -o /tmp/ab_new >"$OUT/build_new.txt" 2>&1 ) &
 for kv in $VARIANTS; do

@@ -2,8 +2,9 @@
 # scripts/gpu/topk_v2_profile.sh -- Nsight Compute profile of OUR Top-K v2 on one H200: builds the
 # smoke binary (tests/kernels/topk_v2/gpu/topk_v2_gpu_smoke.cu, `--one B L K reps`) and profiles one
 # warm launch of the transform kernel per configuration (clocks left alone). Writes, per config,
-# the section summary (speed of light, warp states, scheduler, occupancy, launch) and the
-# per-source-line stall samples (CSV) under $OUT.
+# the section summary (speed of light, warp states, scheduler, occupancy, launch) under $OUT, and
+# tries a source-page CSV export of a full-set report (with the ncu of 2026-11-29 it held the
+# source text only, no per-line metrics: the section summary is what this script is for).
 #   OUT=/some/dir bash scripts/gpu/topk_v2_profile.sh ["B L K" ...]
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
