@@ -40,6 +40,11 @@ constexpr int kMinCtasPerSm = DSV4_BF16_MIN_CTAS_PER_SM;
 #define DSV4_BF16_TABLE_PREFETCH 1
 #endif
 constexpr int kTableCache = 2048;
+// Pass 1 warp-aggregated (__match_any_sync: one atomic per distinct high byte; normal data fills a
+// dozen of the 256 bins). A/B switch of scripts/gpu/indexer_kernels.sh, off until measured.
+#ifndef DSV4_BF16_HIST_MATCH
+#define DSV4_BF16_HIST_MATCH 0
+#endif
 constexpr int kTableSlots = (kTableCache + kThreads - 1) / kThreads;  // per thread
 static_assert(kThreads % 32 == 0 && kThreads >= 32 && kThreads <= 1024, "bad bf16 block size");
 
@@ -223,7 +228,12 @@ SIMT_KERNEL void SIMT_LAUNCH_BOUNDS(kThreads, kMinCtasPerSm) topk_bf16_small_ker
   DSV4_IDX_UNROLL
   for (int l = 0; l < kLanesPerThread; ++l) {
     const uint32_t d = key_at(kw, l);
+#if DSV4_BF16_HIST_MATCH
+    const unsigned peers = __match_any_sync(0xFFFFFFFFu, d != 0u ? d >> 8 : 0x100u);
+    if (d != 0u && (tx & 31) == __ffs(peers) - 1) atomicAdd(&hist[d >> 8], static_cast<unsigned>(__popc(peers)));
+#else
     if (d != 0u) atomicAdd(&hist[d >> 8], 1u);
+#endif
   }
   __syncthreads();
   unsigned hi_bin, remain1;
