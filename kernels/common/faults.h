@@ -30,6 +30,9 @@
 #ifndef DSV4_FAULT_TOPK_STAGE_NO_FALLBACK  // one-read Streaming: incomplete stage used anyway
 #define DSV4_FAULT_TOPK_STAGE_NO_FALLBACK 0
 #endif
+#ifndef DSV4_FAULT_TOPK_STAGE_NO_SAMPLE_BARRIER  // one-read Streaming: no barrier before the guess
+#define DSV4_FAULT_TOPK_STAGE_NO_SAMPLE_BARRIER 0
+#endif
 
 // bf16 small top-k (kernels/topk_bf16_small)
 #ifndef DSV4_FAULT_BF16_NEGZERO_PIVOT       // -0 pivot rule: IEEE compare without the census fix

@@ -37,7 +37,9 @@ struct StagedSrc {
     constexpr int kBins = 1 << W, kTop = kBins - 1;
     c0 = w.nvec < kSampleVecs ? w.nvec : kSampleVecs;
     part(0, c0).each([&](int, float x) { atomicAdd(&sm.hist[coarse_bin(x, W)], 1); });
+#if !DSV4_FAULT_TOPK_STAGE_NO_SAMPLE_BARRIER  // planted: the guess reads a histogram still being built
     __syncthreads();
+#endif
     g = kBins;  // the sample is the whole row: nothing to stage
     if (c0 < w.nvec) {
       const long long want = static_cast<long long>(K) * kStageTargetPct * c0, per = 100LL * w.nvec;
