@@ -5,8 +5,8 @@
 # Also checks that the CUDA toolkit headers exist (/usr/local/cuda/include; nvcc is optional).
 set -euo pipefail
 
-PACKAGES=(cmake ninja-build g++ clang libclang-rt-14-dev libeigen3-dev librapidcheck-dev
-          googletest libgtest-dev libboost-context-dev)
+PACKAGES=(cmake ninja-build g++ clang libclang-rt-14-dev llvm libeigen3-dev librapidcheck-dev
+          googletest libgtest-dev libboost-context-dev)  # llvm: llvm-symbolizer (race reports)
 
 missing=()
 for p in "${PACKAGES[@]}"; do
