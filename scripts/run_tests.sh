@@ -33,7 +33,9 @@ cd ../..
 if [ "$preset" = ci ] && [ ${#args[@]} -eq 0 ]; then
   echo "== race flavour (preset race: clang, kernels instrumented)"
   cmake --preset race >build-race-configure.log 2>&1 || { cat build-race-configure.log; exit 1; }
-  cmake --build --preset race -j "$jobs" --target simt_race_test topk_v2_kernel_race_test 2>&1 | tail -n 5
+  cmake --build --preset race -j "$jobs" --target simt_race_test topk_v2_kernel_race_test \
+    dsv4_indexer_bf16_race_test dsv4_indexer_amax8_race_test dsv4_indexer_candidates_race_test \
+    dsv4_indexer_block_scan_race_test 2>&1 | tail -n 5
   (cd build/race && ctest --output-on-failure --no-tests=error -j "$jobs" -R race) || rc=$?
 fi
 exit $rc

@@ -41,6 +41,9 @@
 #ifndef DSV4_FAULT_BF16_NAN_AS_VALUE        // class 9: NaN lanes ranked (upstream D order) not absent
 #define DSV4_FAULT_BF16_NAN_AS_VALUE 0
 #endif
+#ifndef DSV4_FAULT_BF16_NO_HIST_BARRIER     // no barrier between pass 1 and the pivot search
+#define DSV4_FAULT_BF16_NO_HIST_BARRIER 0
+#endif
 #ifndef DSV4_FAULT_BF16_READ_PAST_SEQLEN    // class 10: whole last vector loaded
 #define DSV4_FAULT_BF16_READ_PAST_SEQLEN 0
 #endif
