@@ -20,7 +20,6 @@ cmake --preset "$preset" >build-configure.log 2>&1 || { cat build-configure.log;
 echo "== build ($jobs jobs)"
 cmake --build --preset "$preset" -j "$jobs" 2>&1 | tail -n 40
 echo "== test"
-bdir=$(sed -n 's/^CMAKE_CACHEFILE_DIR:INTERNAL=//p' build/"$preset"/CMakeCache.txt 2>/dev/null || echo build/"$preset")
 cd "build/$preset"
 # Every property runs DSV4_PROP_SCALE times its default case count (properties/prop_support.hpp):
 # 5 by default (~1 min of tests on 2 cores, well inside CI's budget; nightly runs use 10).

@@ -4,7 +4,7 @@
 # Run THERE from the repo root with .gpu-bundle carried.
 set -u
 B="$PWD/.gpu-bundle"; R=/tmp/bench_all; rm -rf "$R"; mkdir -p "$R"
-[ -d "$B/tree" ] || python3 -c 'import sys,tarfile; tarfile.open(sys.argv[1]).extractall(sys.argv[2])' "$B/bundle.tar.xz" "$B"
+bash scripts/gpu/unpack_bundle.sh "$B" || exit 2
 export LD_LIBRARY_PATH="$B/lib:${LD_LIBRARY_PATH:-}"
 P="$B/tree/kernels/libdsv4_ours_cuda.so"
 { date -u '+%F %T UTC'; nvidia-smi -L; nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv; } >"$R/device.txt" 2>&1

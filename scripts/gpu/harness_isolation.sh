@@ -18,7 +18,7 @@ R="$OUT/harness_isolation.txt"
 nvidia-smi -L > "$OUT/logs/gpu.txt" 2>&1 || true
 OURS=ours-cuda
 if [ -d .gpu-bundle ]; then  # binaries built elsewhere (scripts/gpu/make_bundle.sh): no build here
-  [ -d .gpu-bundle/tree ] || python3 -c 'import sys,tarfile; tarfile.open(sys.argv[1]).extractall(sys.argv[2])' .gpu-bundle/bundle.tar.xz .gpu-bundle
+  bash scripts/gpu/unpack_bundle.sh .gpu-bundle || exit 2
   export LD_LIBRARY_PATH="$PWD/.gpu-bundle/lib:${LD_LIBRARY_PATH:-}"
   mkdir -p "$B"; H="$PWD/.gpu-bundle/tree/harness/dsv4-harness"; OURS="$PWD/.gpu-bundle/tree/kernels/libdsv4_ours_cuda.so"
 else

@@ -185,7 +185,7 @@ echo "example plugins: $(grep -c '^examples/.*\.so' "$BUNDLE/copied.txt")"
 } >"$BUNDLE/build_info.txt"
 
 # What travels: one xz archive of tree/ lib/ corpus/ (binaries compress ~8x) plus the small
-# text files; run_bundle.sh / sanitize.sh unpack it there (python3 tarfile, no xz binary needed).
+# text files; scripts/gpu/unpack_bundle.sh unpacks it there (python3 tarfile, no xz binary needed).
 # The unpacked copy stays here for inspection.
 unpacked_kib=$(du -sk "$BUNDLE" | cut -f1)
 du -sk "$BUNDLE"/tree/* "$BUNDLE"/lib 2>/dev/null | sort -rn | head -n 8 | sed 's/^/   unpacked KiB /'

@@ -11,7 +11,7 @@
 # Everything lands in $OUT/plugin_demo.tgz; the summary is printed and copied to $OUT/summary.txt.
 set -u
 B="$PWD/.gpu-bundle"; R=/tmp/plugin_demo; rm -rf "$R"; mkdir -p "$R"
-[ -d "$B/tree" ] || python3 -c 'import sys,tarfile; tarfile.open(sys.argv[1]).extractall(sys.argv[2])' "$B/bundle.tar.xz" "$B"
+bash scripts/gpu/unpack_bundle.sh "$B" || exit 2
 export LD_LIBRARY_PATH="$B/lib:${LD_LIBRARY_PATH:-}" DSV4_BACKEND=cuda
 T="$B/tree"; H="$T/harness/dsv4-harness"
 SIMPLE="$T/examples/simple_topk_plugin/libsimple_topk_plugin.so"

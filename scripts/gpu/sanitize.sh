@@ -30,17 +30,7 @@ while [ $# -gt 0 ]; do
     *) echo "sanitize: unknown option $1" >&2; exit 2 ;;
   esac
 done
-# Unpack tree/ lib/ corpus/ from bundle.tar.xz (python3's tarfile: no xz binary needed), unless
-# this very bundle is already unpacked (a warm machine keeps ignored files between calls).
-if [ -f "$BUNDLE/bundle.tar.xz" ] && ! cmp -s "$BUNDLE/build_info.txt" "$BUNDLE/tree/.bundle_stamp"; then
-  rm -rf "$BUNDLE/tree" "$BUNDLE/lib" "$BUNDLE/corpus"
-  python3 -c 'import sys, tarfile
-t = tarfile.open(sys.argv[1])
-if hasattr(tarfile, "fully_trusted_filter"): t.extractall(sys.argv[2], filter="fully_trusted")
-else: t.extractall(sys.argv[2])' "$BUNDLE/bundle.tar.xz" "$BUNDLE" || { echo "cannot unpack $BUNDLE/bundle.tar.xz"; exit 2; }
-  cp "$BUNDLE/build_info.txt" "$BUNDLE/tree/.bundle_stamp"
-fi
-[ -d "$BUNDLE/tree" ] || { echo "sanitize: no $BUNDLE (carry .gpu-bundle, made by scripts/gpu/make_bundle.sh)"; exit 2; }
+bash "$(dirname "$SELF")/unpack_bundle.sh" "$BUNDLE" || exit 2
 mkdir -p "$OUT"
 LOG="$OUT/sanitize_log.txt" SUMMARY="$OUT/sanitize_summary.txt"
 : >"$LOG"; : >"$SUMMARY"

@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "dsv4/indexer_abi.h"
+#include "fake_caps.hpp"
 
 #ifndef FAKE_CUDA_FAULT
 #define FAKE_CUDA_FAULT 1
@@ -25,16 +26,7 @@ __global__ void fake_fill(int32_t* out, int64_t rows, int64_t k, int64_t stride)
 extern "C" {
 DSV4_EXPORT uint32_t dsv4_abi_version(void) { return DSV4_ABI_VERSION; }
 DSV4_EXPORT dsv4_result dsv4_query_capabilities(dsv4_capabilities* caps, dsv4_message* msg) {
-  std::memset(caps, 0, sizeof *caps);
-  caps->struct_size = sizeof *caps;
-  std::strcpy(caps->name, "fake-cuda");
-  std::strcpy(caps->version, FAKE_CUDA_FAULT == 1 ? "illegal-address" : "spin");
-  caps->memory_space = DSV4_MEMORY_CUDA_DEVICE;
-  caps->entries = DSV4_ENTRY_TOPK_V2_PAGED | DSV4_ENTRY_CHECK_STATUS;
-  caps->topk_v2_modes = DSV4_MODE_INDICES | DSV4_MODE_PAGE_TABLE;
-  caps->nan_supported = 1;
-  caps->k_max = 2048;
-  caps->page_size_max = 1 << 30;
+  fill_fake_caps(caps, "fake-cuda", FAKE_CUDA_FAULT == 1 ? "illegal-address" : "spin", DSV4_MEMORY_CUDA_DEVICE);
   if (msg) msg->text[0] = 0;
   return DSV4_OK;
 }

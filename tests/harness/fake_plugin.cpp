@@ -2,6 +2,8 @@
 // value (ties by position), NaN absent; no validation beyond what the tests need.
 #include "fake_plugin.hpp"
 
+#include "fake_caps.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -20,16 +22,7 @@ void set_fault(Fault f) { g_fault = f; }
 uint32_t fake_abi_version() { return DSV4_ABI_VERSION; }
 
 dsv4_result fake_query_capabilities(dsv4_capabilities* caps, dsv4_message* msg) {
-  std::memset(caps, 0, sizeof *caps);
-  caps->struct_size = sizeof *caps;
-  std::strcpy(caps->name, "fake-host");
-  std::strcpy(caps->version, "test");
-  caps->memory_space = DSV4_MEMORY_HOST;
-  caps->entries = DSV4_ENTRY_TOPK_V2_PAGED | DSV4_ENTRY_CHECK_STATUS;
-  caps->topk_v2_modes = DSV4_MODE_INDICES | DSV4_MODE_PAGE_TABLE;
-  caps->nan_supported = 1;
-  caps->k_max = 2048;
-  caps->page_size_max = 1 << 30;
+  fill_fake_caps(caps, "fake-host", "test", DSV4_MEMORY_HOST);
   if (msg) msg->text[0] = 0;
   return DSV4_OK;
 }
