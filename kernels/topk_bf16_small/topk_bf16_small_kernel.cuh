@@ -40,10 +40,10 @@ constexpr int kMinCtasPerSm = DSV4_BF16_MIN_CTAS_PER_SM;
 #define DSV4_BF16_TABLE_PREFETCH 1
 #endif
 constexpr int kTableCache = 2048;
-// Pass 1 warp-aggregated (__match_any_sync: one atomic per distinct high byte; normal data fills a
-// dozen of the 256 bins). A/B switch of scripts/gpu/indexer_kernels.sh, off until measured.
-#ifndef DSV4_BF16_HIST_MATCH
-#define DSV4_BF16_HIST_MATCH 0
+// Timing-only phase cut (scripts/gpu/bf16_ab.sh; never in a test build: rows are left unwritten):
+// 1 = return after the loads, 2 = after pass 1 and its pivot, 3 = after pass 2, 4 = after staging.
+#ifndef DSV4_BF16_ABLATE
+#define DSV4_BF16_ABLATE 0
 #endif
 constexpr int kTableSlots = (kTableCache + kThreads - 1) / kThreads;  // per thread
 static_assert(kThreads % 32 == 0 && kThreads >= 32 && kThreads <= 1024, "bad bf16 block size");
@@ -223,17 +223,18 @@ SIMT_KERNEL void SIMT_LAUNCH_BOUNDS(kThreads, kMinCtasPerSm) topk_bf16_small_ker
     }
   }
   __syncthreads();  // histograms zeroed, table cache filled
+  if (DSV4_BF16_ABLATE == 1) {  // keep the loads: their keys decide a (never taken) write
+    uint32_t x = 0u;
+    for (int i = 0; i < 16; ++i) x ^= kw[i];
+    if (x == 0x9E3779B9u) out[0] = 0;
+    return;
+  }
 
   // ---- pass 1: high byte of D ----
   DSV4_IDX_UNROLL
   for (int l = 0; l < kLanesPerThread; ++l) {
     const uint32_t d = key_at(kw, l);
-#if DSV4_BF16_HIST_MATCH
-    const unsigned peers = __match_any_sync(0xFFFFFFFFu, d != 0u ? d >> 8 : 0x100u);
-    if (d != 0u && (tx & 31) == __ffs(peers) - 1) atomicAdd(&hist[d >> 8], static_cast<unsigned>(__popc(peers)));
-#else
     if (d != 0u) atomicAdd(&hist[d >> 8], 1u);
-#endif
   }
 #if !DSV4_FAULT_BF16_NO_HIST_BARRIER  // planted: the pivot search reads a histogram being built
   __syncthreads();
@@ -241,6 +242,10 @@ SIMT_KERNEL void SIMT_LAUNCH_BOUNDS(kThreads, kMinCtasPerSm) topk_bf16_small_ker
   unsigned hi_bin, remain1;
   bool found;
   find_pivot(hist, static_cast<unsigned>(k), hi_bin, remain1, found);
+  if (DSV4_BF16_ABLATE == 2) {
+    if (hi_bin == 0x9E37u) out[0] = 0;
+    return;
+  }
 
   // ---- pass 2: low byte of the lanes in the pivot's high bin ----
   if (found) {
@@ -258,6 +263,10 @@ SIMT_KERNEL void SIMT_LAUNCH_BOUNDS(kThreads, kMinCtasPerSm) topk_bf16_small_ker
     find_pivot(hist + 256, remain1, lo_bin, remain2, found2);
     pivot = (hi_bin << 8) | lo_bin;
     eq_total = remain2;
+  }
+  if (DSV4_BF16_ABLATE == 3) {
+    if (pivot == 0x9E37u) out[0] = static_cast<int>(eq_total);
+    return;
   }
 
   // ---- census and staging (spec §4.3 step 7) ----
@@ -310,6 +319,7 @@ SIMT_KERNEL void SIMT_LAUNCH_BOUNDS(kThreads, kMinCtasPerSm) topk_bf16_small_ker
   }
   SIMT_PDL_TRIGGER();
   __syncthreads();
+  if (DSV4_BF16_ABLATE == 4) return;
 
   // ---- output: staged positions through the transform, then -1 ----
   const unsigned total = cursor;

@@ -20,6 +20,7 @@ struct Sizing {
   int r2 = kRegister2Max, r4 = kRegister4Max, tie_cap = kTieStage;
   int force = DSV4_PATH_AUTO;
   int early_read = 0;
+  int sm_count = 0;
   int floor(long long B) const { return B <= small_batch_cut ? floor_small : floor_large; }
 };
 
@@ -36,6 +37,7 @@ struct Decision {
   int pool_clusters = 0;
   int floor = 0;
   bool stage = false;  // the main kernel carries the Streaming stage (kStageBytes dynamic smem)
+  bool wide = false;   // the main kernel (no pool) in its 1-CTA/SM instantiation: B <= SMs
 };
 Decision decide(const Sizing& s, long long B, long long L, bool ragged);
 

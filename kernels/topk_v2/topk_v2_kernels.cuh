@@ -101,9 +101,10 @@ SIMT_DEVICE bool owned_by_pool(const Args& a, int b, int n) {
 }
 
 // kStage: launched with the Streaming stage (a.stage = 1, kStageBytes of dynamic shared memory);
-// a separate instantiation so that launches without it keep the smaller kernel.
-template <bool kR4, bool kStage>
-SIMT_KERNEL void SIMT_LAUNCH_BOUNDS(kThreads, DSV4_TOPK_MAIN_MIN_BLOCKS) topk_main_kernel(Args a) {
+// a separate instantiation so that launches without it keep the smaller kernel. kMinBlocks: the
+// launch bounds' CTAs/SM (1 for grids of at most one CTA per SM, Decision::wide).
+template <bool kR4, bool kStage, int kMinBlocks = DSV4_TOPK_MAIN_MIN_BLOCKS>
+SIMT_KERNEL void SIMT_LAUNCH_BOUNDS(kThreads, kMinBlocks) topk_main_kernel(Args a) {
   SIMT_SHARED(Smem, sm, );
   const int b = blockIdx.x;
   int n = 0;
@@ -114,6 +115,7 @@ SIMT_KERNEL void SIMT_LAUNCH_BOUNDS(kThreads, DSV4_TOPK_MAIN_MIN_BLOCKS) topk_ma
   if (a.plan != nullptr && owned_by_pool(a, b, n)) return;
   RowWin w;
   if (finish_simple_row(a, b, n, &w)) return;
+  if (DSV4_TOPK_ABLATE == 1) return;
   run_single<kStage>(a, b, w, single_path(a, w, kR4), sm);
 }
 

@@ -29,19 +29,34 @@ constexpr int kChunkVecs = 128;  // cluster rank interleave: 128 vectors per chu
 #ifndef DSV4_TOPK_STAGE_SLOTS  // stage slots per thread (8: 64 KB at 1024 threads)
 #define DSV4_TOPK_STAGE_SLOTS 8
 #endif
-#ifndef DSV4_TOPK_STAGE_TARGET_PCT  // the guess bin aims at this percentage of K staged
-#define DSV4_TOPK_STAGE_TARGET_PCT 150
+// Guess target (stage_guess_target): the expected sample count of the K-th element plus a
+// Poisson margin of DSV4_TOPK_STAGE_MARGIN_SIGMA standard deviations, so that a guess too high (a
+// second read of the row) stays rare whatever K and L (docs/topk_v2.md: ~1e-6 per normal row at
+// 5; 150 % of K without a margin fell back on 1 row in 500 at L = 131072, K = 512 and a single
+// such row delays a whole B = 512 launch).
+#ifndef DSV4_TOPK_STAGE_TARGET_PCT  // the expected count the margin is added to, in % of K
+#define DSV4_TOPK_STAGE_TARGET_PCT 100
+#endif
+#ifndef DSV4_TOPK_STAGE_MARGIN_SIGMA
+#define DSV4_TOPK_STAGE_MARGIN_SIGMA 5
 #endif
 constexpr int kSampleVecs = 2 * kThreads;
 constexpr int kStageCap = DSV4_TOPK_STAGE_SLOTS * kThreads;
 constexpr int kStageBytes = kStageCap * 8;
 constexpr int kStageTargetPct = DSV4_TOPK_STAGE_TARGET_PCT;
+constexpr float kStageMarginSigma = DSV4_TOPK_STAGE_MARGIN_SIGMA;
 // Staged threshold bins of at most this many candidates are ranked all-pairs (one thread per
 // candidate, no barrier) instead of by the 4-round radix select (§4.7 recommended split).
 #ifndef DSV4_TOPK_PAIR_RANK_MAX
 #define DSV4_TOPK_PAIR_RANK_MAX 256
 #endif
 constexpr int kPairRankMax = kThreads < DSV4_TOPK_PAIR_RANK_MAX ? kThreads : DSV4_TOPK_PAIR_RANK_MAX;
+// Timing-only phase cut (scripts/gpu/topk_v2_ab.sh variants; never in a test build: rows are left
+// unwritten): 1 = return after the row's length and window, 2 = after the histogram pass,
+// 3 = after the threshold search, 4 = after classification, 5 = before the output write.
+#ifndef DSV4_TOPK_ABLATE
+#define DSV4_TOPK_ABLATE 0
+#endif
 #ifndef DSV4_TOPK_STREAM_BATCH  // streaming: vectors loaded per thread before they are used
 #define DSV4_TOPK_STREAM_BATCH 2
 #endif
@@ -51,6 +66,12 @@ static_assert(kStreamBatch >= 1 && kStreamBatch <= 8, "stream batch 1..8");
 // the Register4 row) at half the resident rows; scripts/gpu/topk_v2_gpu.sh times both.
 #ifndef DSV4_TOPK_MAIN_MIN_BLOCKS
 #define DSV4_TOPK_MAIN_MIN_BLOCKS 2
+#endif
+// Launches of the main kernel (without the pool) whose grid fits one CTA per SM (B <= SMs) use an
+// instantiation with launch bounds of 1 CTA/SM (64 registers: no spills; the occupancy is the same
+// at that grid). 0 = always the DSV4_TOPK_MAIN_MIN_BLOCKS kernel (A/B switch).
+#ifndef DSV4_TOPK_SMALL_GRID_WIDE
+#define DSV4_TOPK_SMALL_GRID_WIDE 1
 #endif
 static_assert(kThreads % 32 == 0 && kThreads >= 64, "block size must be whole warps");
 
@@ -63,6 +84,15 @@ SIMT_HD float f32_from_bits(unsigned u) {
   float x;
   __builtin_memcpy(&x, &u, sizeof x);
   return x;
+}
+// The sample suffix count the guess bin must reach: a sample of c0 of the row's nvec vectors
+// expects K * c0 / nvec elements at or above the K-th; aim kStageTargetPct % of that plus
+// kStageMarginSigma of its Poisson deviation (>= 1).
+SIMT_HD int stage_guess_target(int K, int c0, int nvec) {
+  const float base = static_cast<float>(K) * static_cast<float>(kStageTargetPct) * static_cast<float>(c0) /
+                     (100.0f * static_cast<float>(nvec));
+  const float t = ceilf(base + kStageMarginSigma * sqrtf(base));
+  return t > 1.0f ? static_cast<int>(t) : 1;
 }
 SIMT_HD bool is_nan(float x) { return (f32_bits(x) & 0x7FFFFFFFu) > 0x7F800000u; }
 

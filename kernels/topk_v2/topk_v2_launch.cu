@@ -120,6 +120,7 @@ dsv4_result resolve_sizing(Sizing* out, dsv4_message* msg) {
   if (s.tie_cap > kTieStage) s.tie_cap = kTieStage;
   s.force = cfg.force_path;
   s.early_read = cfg.early_read > 0 ? 1 : 0;
+  s.sm_count = p.sm_count;
   g_sizing = s;
   g_dev = p.device;
   g_gen = config_generation();
@@ -143,6 +144,7 @@ bool use_stage(const Sizing& s, long long L) {
 Decision decide(const Sizing& s, long long B, long long L, bool ragged) {
   Decision d;
   d.stage = use_stage(s, L);
+  d.wide = DSV4_TOPK_SMALL_GRID_WIDE && B <= s.sm_count;
   d.floor = s.floor(B);
   d.kernel = L <= s.r2 ? DSV4_PATH_REGISTER2 : DSV4_PATH_REGISTER4;
   switch (ragged ? DSV4_PATH_AUTO : s.force) {
@@ -194,6 +196,18 @@ dsv4_result launch_plan(const Sizing& s, const int* seq_lens, int B, int* meta, 
   return launched(e, "the plan kernel", msg);
 }
 
+// The main kernel without the pool: its 1-CTA/SM instantiation for wide launches. The CPU build
+// has no launch bounds (the instantiations would be the same code): one kernel there.
+template <bool kR4, bool kStage>
+auto main_kernel(bool wide) {
+#if defined(__CUDACC__)
+  if (wide) return &topk_main_kernel<kR4, kStage, 1>;
+#else
+  (void)wide;
+#endif
+  return &topk_main_kernel<kR4, kStage>;
+}
+
 dsv4_result launch_transform(const Args& a, const Decision& d, void* stream, dsv4_message* msg) {
   if (a.B <= 0) return DSV4_OK;
   simt::rt::error_t e = simt::rt::kSuccess;
@@ -215,14 +229,14 @@ dsv4_result launch_transform(const Args& a, const Decision& d, void* stream, dsv
     case DSV4_PATH_REGISTER2: {
       Args m = a;  // the Register2-only kernel never carries the stage (its rows stream twice)
       m.plan = nullptr;
-      e = simt::rt::launch(base_config(a.B, 1, stream), topk_main_kernel<false, false>, m);
+      e = simt::rt::launch(base_config(a.B, 1, stream), main_kernel<false, false>(d.wide), m);
       return launched(e, "the main kernel", msg);
     }
     default: {
       Args m = staged(a, d);
       m.plan = nullptr;
-      e = d.stage ? simt::rt::launch(staged(base_config(a.B, 1, stream), d), topk_main_kernel<true, true>, m)
-                  : simt::rt::launch(base_config(a.B, 1, stream), topk_main_kernel<true, false>, m);
+      e = d.stage ? simt::rt::launch(staged(base_config(a.B, 1, stream), d), main_kernel<true, true>(d.wide), m)
+                  : simt::rt::launch(base_config(a.B, 1, stream), main_kernel<true, false>(d.wide), m);
       return launched(e, "the main kernel", msg);
     }
   }

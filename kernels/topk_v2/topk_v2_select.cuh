@@ -116,6 +116,7 @@ SIMT_DEVICE void select_row(const Args& a, int b, const RowWin& w, Src& src, Sme
   if constexpr (kStaged) src.template hist_pass<W>(sm, a.K);
   else src.each([&](int, float x) { atomicAdd(&sm.hist[coarse_bin(x, W)], 1); });
   __syncthreads();
+  if (DSV4_TOPK_ABLATE == 2) return;
   if (NR > 1) tm.sync();
   Smem* r0 = tm.r0(&sm);  // mapped only after a cluster barrier
   if (NR > 1) {
@@ -134,6 +135,7 @@ SIMT_DEVICE void select_row(const Args& a, int b, const RowWin& w, Src& src, Sme
     ht = gh[t];
   }
   if constexpr (kStaged) src.decide(sm, t);
+  if (NR == 1 && DSV4_TOPK_ABLATE == 3) return;
   const bool take_all = t < 0 || r >= ht;
   const bool stage = !take_all && (DSV4_FAULT_TOPK_TIE_CAP_2048 || ht <= a.tie_cap);
   // 3. classify by recomputed bin: ABOVE (and all candidates when they all fit) -> sel
@@ -147,6 +149,7 @@ SIMT_DEVICE void select_row(const Args& a, int b, const RowWin& w, Src& src, Sme
     }
   });
   __syncthreads();
+  if (NR == 1 && DSV4_TOPK_ABLATE == 4) return;
   // 4. threshold bin too large to stage: exact radix refinement over the row, all ranks
   if (!take_all && !stage) {
     const BinSrc<Src, W> bins{&src, t};
@@ -175,6 +178,7 @@ SIMT_DEVICE void select_row(const Args& a, int b, const RowWin& w, Src& src, Sme
     emit_selected(ties, prefix, mask, rem, sm, &sm.eq_taken);
     __syncthreads();
   }
+  if (DSV4_TOPK_ABLATE == 5) return;
   write_row(a, b, w, sm.sel, sm.sel_cnt < kMaxTopK ? sm.sel_cnt : kMaxTopK);
 }
 

@@ -1,6 +1,7 @@
 // kernels/topk_v2/topk_v2_staged.cuh -- the single-CTA Streaming row read once instead of twice.
 // The histogram pass first reads a sample (the first kSampleVecs vectors) and picks a guess bin g:
-// the bin whose suffix count in the sample, scaled to the row, reaches 1.5 K (kStageTargetPct). The
+// the bin whose suffix count in the sample reaches the expected count of the K-th element plus a
+// 5-sigma margin (stage_guess_target in topk_v2_keys.cuh). The
 // rest of the row is binned AND every element with bin >= g is copied to a shared-memory stage
 // (value, position).
 // Once the full histogram gives the threshold bin t, the classify / refine passes read the sample
@@ -42,10 +43,8 @@ struct StagedSrc {
 #endif
     g = kBins;  // the sample is the whole row: nothing to stage
     if (c0 < w.nvec) {
-      const long long want = static_cast<long long>(K) * kStageTargetPct * c0, per = 100LL * w.nvec;
-      const long long tgt = (want + per - 1) / per;
       int above = 0;
-      find_threshold(sm.hist, kTop, tgt > 1 ? static_cast<int>(tgt) : 1, sm, &g, &above);
+      find_threshold(sm.hist, kTop, stage_guess_target(K, c0, w.nvec), sm, &g, &above);
     }
     const int gg = g;
     part(c0, 0x7FFFFFFF).each([&](int pos, float x) {

@@ -141,7 +141,15 @@ static void bf16_topk(bool bench, cudaStream_t st) {
         std::vector<float> vals, sel;
         for (int64_t i = 0; i < n; ++i) { float v = bf2f(s[b * L + i]); if (!std::isnan(v)) vals.push_back(v); }
         std::sort(vals.rbegin(), vals.rend()); vals.resize(std::min<size_t>(vals.size(), size_t(k)));
-        for (int64_t j = 0; j < k; ++j) { int32_t y = got[b * k + j]; if (y == -1) continue; int64_t i = int64_t(inv[y >> 3]) * 8 + (y & 7); sel.push_back(bf2f(s[b * L + i])); }
+        int64_t foreign = 0;  // slots holding neither -1 nor a page of this row's table (unwritten)
+        for (int64_t j = 0; j < k; ++j) {
+          const int32_t y = got[b * k + j];
+          if (y == -1) continue;
+          if (y < 0 || (y >> 3) >= W) { ++foreign; continue; }
+          const int64_t i = int64_t(inv[y >> 3]) * 8 + (y & 7);
+          sel.push_back(bf2f(s[b * L + i]));
+        }
+        EXPECT(foreign == 0, "bf16 row %lld k %lld: %lld slots hold no position of the row", (long long)b, (long long)k, (long long)foreign);
         std::sort(sel.rbegin(), sel.rend());
         EXPECT(sel == vals, "bf16 row %lld k %lld: selected multiset differs (%zu vs %zu)", (long long)b, (long long)k, sel.size(), vals.size());
       }

@@ -4,6 +4,8 @@
 # (the GPU machine gets no git history) and carry it:
 #   mkdir -p .ab-base && git archive <REV> kernels/topk_v2 | tar -x -C .ab-base   (carry [".ab-base"])
 #   OUT=/some/dir bash scripts/gpu/topk_v2_ab.sh
+# To save device time, build the binaries HERE (nvcc, no GPU needed) and carry them instead:
+#   bash scripts/gpu/topk_v2_ab.sh --build-only        (writes .ab-bin/ab.tar.xz; carry [".ab-bin"])
 # new: --quick smoke (every forced path, exact checks); then --timing (auto dispatch, exact
 # checks) of base and new twice, alternating, and once each of the variants in $AB_VARIANTS
 # (name=nvcc-flags, space separated; skipped past 400 s). ptxas report of new. Exit 1 if a check of new fails.
@@ -17,39 +19,57 @@ FLAGS=(-std=c++20 -O3 -arch=sm_90a -lineinfo --expt-relaxed-constexpr -I. -Iincl
 SRCS=(kernels/common/validate.cu kernels/common/status_host.cu kernels/common/capabilities.cu
       kernels/topk_v2/topk_v2_launch.cu kernels/topk_v2/topk_v2_entry.cu
       kernels/occupancy_probe/occupancy_probe.cu tests/kernels/topk_v2/gpu/topk_v2_gpu_smoke.cu)
-BASE=/tmp/topk_ab_base
-rm -rf "$BASE"; mkdir -p "$BASE"
-cp -r kernels include simt tests "$BASE"/ 2>/dev/null
-[ -d .ab-base/kernels/topk_v2 ] || { echo "no .ab-base/kernels/topk_v2: see the header"; exit 2; }
-cp .ab-base/kernels/topk_v2/* "$BASE/kernels/topk_v2/"
-LOG="$OUT/ab.txt"
-{ date -u; nvidia-smi -L; } >"$LOG" 2>&1
 # Variants of new: name=flags (several flags joined by commas), from $AB_VARIANTS (default below).
 # AB_RUNS=1: base and new timed once instead of twice.
 VARIANTS=${AB_VARIANTS:-"mb1=-DDSV4_TOPK_MAIN_MIN_BLOCKS=1 t200=-DDSV4_TOPK_STAGE_TARGET_PCT=200 p128=-DDSV4_TOPK_PAIR_RANK_MAX=128"}
 VN=()
-( nvcc "${FLAGS[@]}" "${SRCS[@]}" -o /tmp/ab_new >"$OUT/build_new.txt" 2>&1 ) &
-for kv in $VARIANTS; do
-  name=${kv%%=*}; VN+=("$name")
-  flags=${kv#*=}
-  ( nvcc "${FLAGS[@]}" ${flags//,/ } "${SRCS[@]}" -o /tmp/ab_$name >/dev/null 2>&1 ) &
-done
-( cd "$BASE" && nvcc "${FLAGS[@]}" "${SRCS[@]}" -o /tmp/ab_base >"$OUT/build_base.txt" 2>&1 ) &
-( nvcc "${FLAGS[@]}" -Xptxas -v -c kernels/topk_v2/topk_v2_launch.cu -o /tmp/ab_p.o 2>&1 | grep -E "entry|spill|Used" >"$OUT/ptxas_new.txt" ) &
-wait
-[ -x /tmp/ab_new ] && [ -x /tmp/ab_base ] || { echo "build FAILED" | tee -a "$LOG"; tail -20 "$OUT"/build_*.txt; exit 1; }
+for kv in $VARIANTS; do VN+=("${kv%%=*}"); done
+BIN=/tmp/ab_bin
+PRE="$PWD/.ab-bin"
+build_all() {  # -> $BIN/ab_{new,base,<variant>}, $BIN/ptxas_new.txt
+  local jobs=${AB_JOBS:-16} base=/tmp/topk_ab_base
+  rm -rf "$base" "$BIN"; mkdir -p "$base" "$BIN"
+  cp -r kernels include simt tests "$base"/ 2>/dev/null
+  [ -d .ab-base/kernels/topk_v2 ] || { echo "no .ab-base/kernels/topk_v2: see the header"; return 2; }
+  cp .ab-base/kernels/topk_v2/* "$base/kernels/topk_v2/"
+  local cmds=("nvcc ${FLAGS[*]} ${SRCS[*]} -o $BIN/ab_new"
+              "cd $base && nvcc ${FLAGS[*]} ${SRCS[*]} -o $BIN/ab_base"
+              "nvcc ${FLAGS[*]} -Xptxas -v -c kernels/topk_v2/topk_v2_launch.cu -o /tmp/ab_p.o 2>&1 | grep -E 'entry|spill|Used' >$BIN/ptxas_new.txt")
+  for kv in $VARIANTS; do
+    local flags=${kv#*=}
+    cmds+=("nvcc ${FLAGS[*]} ${flags//,/ } ${SRCS[*]} -o $BIN/ab_${kv%%=*}")
+  done
+  printf '%s\n' "${cmds[@]}" | xargs -d '\n' -P "$jobs" -n 1 bash -c >"$OUT/build.txt" 2>&1
+  [ -x "$BIN/ab_new" ] && [ -x "$BIN/ab_base" ] || { echo "build FAILED"; tail -20 "$OUT/build.txt"; return 1; }
+}
+if [ "${1:-}" = --build-only ]; then
+  build_all || exit 1
+  mkdir -p "$PRE"; echo "$VARIANTS" >"$BIN/variants.txt"
+  tar -C "$BIN" -cJf "$PRE/ab.tar.xz" . && ls -la "$PRE"
+  exit 0
+fi
+LOG="$OUT/ab.txt"
+{ date -u; nvidia-smi -L; } >"$LOG" 2>&1
+if [ -f "$PRE/ab.tar.xz" ]; then
+  rm -rf "$BIN"; mkdir -p "$BIN"; tar -C "$BIN" -xJf "$PRE/ab.tar.xz"
+  [ "$(cat "$BIN/variants.txt")" = "$VARIANTS" ] || { echo "prebuilt variants differ from AB_VARIANTS" | tee -a "$LOG"; exit 2; }
+  echo "prebuilt binaries from .ab-bin" >>"$LOG"
+else
+  build_all >>"$LOG" || { cat "$LOG"; exit 1; }
+fi
+cp "$BIN/ptxas_new.txt" "$OUT/ptxas_new.txt"
 rc=0
 echo "== new --quick smoke (every forced path, families 0/3/6)" >>"$LOG"
-timeout 70 /tmp/ab_new --quick >"$OUT/new_quick.txt" 2>&1 || rc=1
+timeout 70 $BIN/ab_new --quick >"$OUT/new_quick.txt" 2>&1 || rc=1
 grep -c '^PASS' "$OUT/new_quick.txt" >>"$LOG"; grep -E '^FAIL|failing' "$OUT/new_quick.txt" | head -20 >>"$LOG"
 T=/tmp/abt; mkdir -p $T
 for i in $(seq 1 "${AB_RUNS:-2}"); do
   for v in base new "${VN[@]}"; do
-    [ -x /tmp/ab_$v ] || continue
+    [ -x $BIN/ab_$v ] || continue
     [ $i = 2 ] && [ $v != base ] && [ $v != new ] && continue
     [ $SECONDS -gt 400 ] && { echo "skip $v run $i (time)" >>"$LOG"; continue; }
     echo "== $v --timing run $i" >>"$LOG"
-    timeout 60 /tmp/ab_$v --timing >"$T/t_${v}_$i.txt" 2>&1 || { [ $v = new ] && rc=1; }
+    timeout 60 $BIN/ab_$v --timing >"$T/t_${v}_$i.txt" 2>&1 || { [ $v = new ] && rc=1; }
   done
 done
 python3 - "$T" "${VN[@]}" >>"$LOG" <<'PY'

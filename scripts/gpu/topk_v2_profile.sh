@@ -17,19 +17,22 @@ FLAGS=(-std=c++20 -O3 -arch=sm_90a -lineinfo --expt-relaxed-constexpr -I. -Iincl
 SRCS=(kernels/common/validate.cu kernels/common/status_host.cu kernels/common/capabilities.cu
       kernels/topk_v2/topk_v2_launch.cu kernels/topk_v2/topk_v2_entry.cu
       kernels/occupancy_probe/occupancy_probe.cu tests/kernels/topk_v2/gpu/topk_v2_gpu_smoke.cu)
-nvcc "${FLAGS[@]}" "${SRCS[@]}" -o /tmp/prof_smoke >"$OUT/build.txt" 2>&1 || { cat "$OUT/build.txt"; exit 1; }
+# PROF_BIN=<smoke binary built elsewhere> (e.g. scripts/gpu/topk_v2_ab.sh --build-only's ab_new)
+if [ -n "${PROF_BIN:-}" ]; then cp "$PROF_BIN" /tmp/prof_smoke
+else nvcc "${FLAGS[@]}" "${SRCS[@]}" -o /tmp/prof_smoke >"$OUT/build.txt" 2>&1 || { cat "$OUT/build.txt"; exit 1; }; fi
 CONFIGS=("$@")
 [ ${#CONFIGS[@]} -gt 0 ] || CONFIGS=("1 4096 512" "512 131072 512" "1 65536 512" "64 32768 2048")
 SECS=(--section SpeedOfLight --section WarpStateStats --section SchedulerStats --section Occupancy
-      --section LaunchStats --section MemoryWorkloadAnalysis)
+      --section LaunchStats --section MemoryWorkloadAnalysis --section InstructionStats)
 for c in "${CONFIGS[@]}"; do
   set -- $c
   tag="B$1_L$2_K$3"
   ncu --clock-control none "${SECS[@]}" -k regex:'topk_(main|cluster)' --launch-skip 6 --launch-count 1 \
       /tmp/prof_smoke --one "$1" "$2" "$3" 8 >"$OUT/sections_$tag.txt" 2>&1
+  echo "== $tag: $(grep -E 'Duration|Registers Per|Achieved Occ' "$OUT/sections_$tag.txt" | tr -s ' ' | tr '\n' ';')"
+  [ -n "${PROF_SECTIONS_ONLY:-}" ] && continue
   ncu --clock-control none --set full --import-source yes -k regex:'topk_(main|cluster)' --launch-skip 6 \
       --launch-count 1 -o /tmp/rep_$tag -f /tmp/prof_smoke --one "$1" "$2" "$3" 8 >/dev/null 2>&1
   ncu -i /tmp/rep_$tag.ncu-rep --page source --csv --print-source cuda >"$OUT/source_$tag.csv" 2>&1 ||
     ncu -i /tmp/rep_$tag.ncu-rep --page source --csv >"$OUT/source_$tag.csv" 2>&1
-  echo "== $tag: $(grep -E 'Duration|Registers Per|Achieved Occ' "$OUT/sections_$tag.txt" | tr -s ' ' | tr '\n' ';')"
 done
