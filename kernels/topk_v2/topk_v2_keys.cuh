@@ -57,6 +57,13 @@ constexpr int kPairRankMax = kThreads < DSV4_TOPK_PAIR_RANK_MAX ? kThreads : DSV
 #ifndef DSV4_TOPK_ABLATE
 #define DSV4_TOPK_ABLATE 0
 #endif
+// The classification pass (select_row step 3) compares exact keys against two per-row key bounds
+// (KeyClassifier) instead of recomputing each element's fp16 bin: the fp32 -> fp16 conversion runs
+// at a fraction of the ALU rate. 0 = recomputed bins (A/B switch). The planted faults LB_NO_ULP and
+// NEGZERO_ABOVE always use classify() (their fp32 boundary compare is the defect).
+#ifndef DSV4_TOPK_KEY_CLASSIFY
+#define DSV4_TOPK_KEY_CLASSIFY 0
+#endif
 #ifndef DSV4_TOPK_STREAM_BATCH  // streaming: vectors loaded per thread before they are used
 #define DSV4_TOPK_STREAM_BATCH 2
 #endif
@@ -173,5 +180,26 @@ SIMT_HD int classify(float x, int bin, int t, int w) {
   return bin > t ? kAbove : (bin == t ? kCand : kDrop);
 #endif
 }
+
+// The smallest key32 of a non-NaN fp32 in bin >= b (0xFF800001, above +inf: no such value). Bins
+// are non-decreasing in key32 order (fp16 RNE is monotone; -0 < +0 in both), so for non-NaN x:
+// bin_w(x) >= b  <=>  key32(x) >= bin_key_floor(b, w). The bound is the §4.5 lower bound LB_w(b),
+// whose key puts -0.0 below LB = +0.0 (exhaustive check: topk_v2_keys_test.cpp).
+SIMT_HD unsigned bin_key_floor(int b, int w) {
+  if (b > inf_bin(w)) return 0xFF800001u;
+  return key32(coarse_bin_lower_bound(b, w));
+}
+
+// §4.4 by keys, for one threshold bin t (-1: every non-NaN element is ABOVE): the same answer as
+// classify(x, coarse_bin(x, w), t, w) without converting x.
+struct KeyClassifier {
+  unsigned lo, hi;  // candidates: lo <= key < hi; ABOVE: key >= hi
+  SIMT_HD KeyClassifier(int t, int w) : lo(bin_key_floor(t, w)), hi(bin_key_floor(t + 1, w)) {}
+  SIMT_HD int operator()(float x) const {
+    if (is_nan(x)) return kDrop;
+    const unsigned k = key32(x);
+    return k >= hi ? kAbove : (k >= lo ? kCand : kDrop);
+  }
+};
 
 }  // namespace dsv4::ours::topk

@@ -139,8 +139,15 @@ SIMT_DEVICE void select_row(const Args& a, int b, const RowWin& w, Src& src, Sme
   const bool take_all = t < 0 || r >= ht;
   const bool stage = !take_all && (DSV4_FAULT_TOPK_TIE_CAP_2048 || ht <= a.tie_cap);
   // 3. classify by recomputed bin: ABOVE (and all candidates when they all fit) -> sel
+#if DSV4_TOPK_KEY_CLASSIFY && !DSV4_FAULT_TOPK_LB_NO_ULP && !DSV4_FAULT_TOPK_NEGZERO_ABOVE
+  const KeyClassifier kc(t, W);
+#endif
   src.each([&](int pos, float x) {
+#if DSV4_TOPK_KEY_CLASSIFY && !DSV4_FAULT_TOPK_LB_NO_ULP && !DSV4_FAULT_TOPK_NEGZERO_ABOVE
+    const int c = kc(x);
+#else
     const int c = classify(x, coarse_bin(x, W), t, W);
+#endif
     if (c == kAbove || (c == kCand && take_all)) {
       push_sel(sm, pos);
     } else if (c == kCand && stage) {

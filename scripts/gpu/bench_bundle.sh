@@ -3,7 +3,7 @@
 # Top-K v2 and bf16 small top-k of our CUDA plugin vs torch.topk and the launch + one-read floor,
 # Run THERE from the repo root with .gpu-bundle carried.
 set -u
-B="$PWD/.gpu-bundle"; R=/tmp/bench_all; rm -rf "$R"; mkdir -p "$R"
+B="$PWD/.gpu-bundle"; R=/tmp/bench_all; rm -rf "$R"; mkdir -p "$R" "$OUT"
 bash scripts/gpu/unpack_bundle.sh "$B" || exit 2
 export LD_LIBRARY_PATH="$B/lib:${LD_LIBRARY_PATH:-}"
 P="$B/tree/kernels/libdsv4_ours_cuda.so"

@@ -4,7 +4,7 @@
 # Run THERE from the repo root with .gpu-bundle carried. Results: $OUT/lane_results.tgz plus the
 # two summaries at the top of $OUT.
 set -u
-R=/tmp/lane_all; rm -rf "$R"; mkdir -p "$R"
+R=/tmp/lane_all; rm -rf "$R"; mkdir -p "$R" "$OUT"
 OUT="$R/lane" timeout "${LANE_S:-300}" bash scripts/gpu/run_bundle.sh --budget "${LANE_BUDGET:-270}"
 OUT="$R/san" timeout "${SAN_S:-200}" bash scripts/gpu/sanitize.sh --budget "${SAN_BUDGET:-170}"
 tar czf "$OUT/lane_results.tgz" -C "$R" .

@@ -118,3 +118,44 @@ TEST(TopkV2Keys, StageGuessDoesNotFallBackOnNormalRows) {
       }
   EXPECT_EQ(fallbacks, 0) << "rows that would read the row twice:" << where;
 }
+
+namespace {
+float from_key32(unsigned k) { return topk::f32_from_bits((k & 0x80000000u) ? (k & 0x7FFFFFFFu) : ~k); }
+}  // namespace
+
+// The classification pass by keys (KeyClassifier, DSV4_TOPK_KEY_CLASSIFY): bin_key_floor(b) must be
+// exactly the first key of bin >= b, for every bin at both widths (bins are monotone in key
+// order), and the classifier must agree with classify(x, coarse_bin(x)) around every bound (the
+// fp16 round-to-even midpoints, -0 / +0, +-inf, subnormals, NaN).
+TEST(TopkV2Keys, KeyFloorIsTheFirstKeyOfEachBin) {
+  constexpr unsigned kNegInfKey = 0x007FFFFFu, kPosInfKey = 0xFF800000u;
+  for (int w : {10, 12})
+    for (int b = 0; b <= (1 << w); ++b) {
+      const unsigned k = topk::bin_key_floor(b, w);
+      if (k >= kNegInfKey && k <= kPosInfKey)
+        ASSERT_GE(topk::coarse_bin(from_key32(k), w), b) << "w " << w << " bin " << b << " key " << k;
+      if (k > kNegInfKey && k - 1 <= kPosInfKey)
+        ASSERT_LT(topk::coarse_bin(from_key32(k - 1), w), b) << "w " << w << " bin " << b << " key " << k - 1;
+    }
+}
+
+TEST(TopkV2Keys, KeyClassifierAgreesWithRecomputedBins) {
+  std::mt19937 g(7);
+  for (int w : {10, 12}) {
+    const int top = (1 << w) - 1;
+    for (int b = 0; b <= top; ++b) {
+      const unsigned k = topk::bin_key_floor(b, w);
+      std::vector<float> xs = {from_key32(k), from_key32(k - 1), from_key32(k + 1), -0.0f, 0.0f,
+                               topk::f32_from_bits(0x7FC00000u), topk::f32_from_bits(0xFFC00001u),
+                               topk::f32_from_bits(0x00000001u), topk::f32_from_bits(0x80000001u)};
+      for (int i = 0; i < 4; ++i) xs.push_back(topk::f32_from_bits(static_cast<unsigned>(g())));
+      for (int t : {b - 2, b - 1, b, b + 1}) {
+        if (t < -1 || t >= top) continue;
+        const topk::KeyClassifier kc(t, w);
+        for (float x : xs)
+          ASSERT_EQ(kc(x), topk::classify(x, topk::coarse_bin(x, w), t, w))
+              << "w " << w << " t " << t << " x bits 0x" << std::hex << topk::f32_bits(x);
+      }
+    }
+  }
+}
