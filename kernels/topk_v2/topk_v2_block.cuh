@@ -116,6 +116,7 @@ struct RegSrc {
 // NR = 1 may be restricted to the vectors [vb, ve) (the staged source's sample and rest).
 template <int NR>
 struct StreamSrc {
+  static constexpr bool kStreamed = true;  // select_row: KeyClassifier under DSV4_TOPK_KEY_CLASSIFY 1
   RowWin w;
   int rank = 0;
   int vb = 0, ve = 0x7FFFFFFF;

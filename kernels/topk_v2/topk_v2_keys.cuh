@@ -57,12 +57,15 @@ constexpr int kPairRankMax = kThreads < DSV4_TOPK_PAIR_RANK_MAX ? kThreads : DSV
 #ifndef DSV4_TOPK_ABLATE
 #define DSV4_TOPK_ABLATE 0
 #endif
-// The classification pass (select_row step 3) compares exact keys against two per-row key bounds
-// (KeyClassifier) instead of recomputing each element's fp16 bin: the fp32 -> fp16 conversion runs
-// at a fraction of the ALU rate. 0 = recomputed bins (A/B switch). The planted faults LB_NO_ULP and
-// NEGZERO_ABOVE always use classify() (their fp32 boundary compare is the defect).
+// The classification pass (select_row step 3) may compare exact keys against two per-row key
+// bounds (KeyClassifier) instead of recomputing each element's fp16 bin (the fp32 -> fp16
+// conversion runs at a fraction of the ALU rate): 0 = never, 1 = streamed rows (StreamSrc, the
+// re-reading sources) only, 2 = every row source. Measured on the H200 (docs/performance.md): 2
+// gains 2-5 % on streamed rows and loses up to 35 % on register rows in the 32-register kernels;
+// 1 gains 1-5 % on the single-CTA streamed rows (L in (16K, 32K]) and leaves the rest within noise. The planted faults LB_NO_ULP
+// and NEGZERO_ABOVE always use classify() (their fp32 boundary compare is the defect).
 #ifndef DSV4_TOPK_KEY_CLASSIFY
-#define DSV4_TOPK_KEY_CLASSIFY 0
+#define DSV4_TOPK_KEY_CLASSIFY 1
 #endif
 #ifndef DSV4_TOPK_STREAM_BATCH  // streaming: vectors loaded per thread before they are used
 #define DSV4_TOPK_STREAM_BATCH 2

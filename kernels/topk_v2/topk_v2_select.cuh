@@ -139,15 +139,11 @@ SIMT_DEVICE void select_row(const Args& a, int b, const RowWin& w, Src& src, Sme
   const bool take_all = t < 0 || r >= ht;
   const bool stage = !take_all && (DSV4_FAULT_TOPK_TIE_CAP_2048 || ht <= a.tie_cap);
   // 3. classify by recomputed bin: ABOVE (and all candidates when they all fit) -> sel
-#if DSV4_TOPK_KEY_CLASSIFY && !DSV4_FAULT_TOPK_LB_NO_ULP && !DSV4_FAULT_TOPK_NEGZERO_ABOVE
-  const KeyClassifier kc(t, W);
-#endif
+  constexpr bool kByKey = !DSV4_FAULT_TOPK_LB_NO_ULP && !DSV4_FAULT_TOPK_NEGZERO_ABOVE &&
+                         (DSV4_TOPK_KEY_CLASSIFY == 2 || (DSV4_TOPK_KEY_CLASSIFY == 1 && requires { Src::kStreamed; }));
+  const KeyClassifier kc(kByKey ? t : -1, W);
   src.each([&](int pos, float x) {
-#if DSV4_TOPK_KEY_CLASSIFY && !DSV4_FAULT_TOPK_LB_NO_ULP && !DSV4_FAULT_TOPK_NEGZERO_ABOVE
-    const int c = kc(x);
-#else
-    const int c = classify(x, coarse_bin(x, W), t, W);
-#endif
+    const int c = kByKey ? kc(x) : classify(x, coarse_bin(x, W), t, W);
     if (c == kAbove || (c == kCand && take_all)) {
       push_sel(sm, pos);
     } else if (c == kCand && stage) {

@@ -1,0 +1,147 @@
+// kernels/topk_bf16_small/topk_bf16_small_keys.cuh -- constants, build-time switches, kernel
+// parameters and the per-key helpers of the bf16 small-row top-k (spec topk_bf16_small.md): the
+// distorted key D, the range-checked page transform f(i) and the per-warp pivot search. The kernel
+// is in topk_bf16_small_kernel.cuh.
+//
+// Keys live in registers as D(x) (sign-ordered 16-bit key, spec §4.1) with every NaN lane and
+// every padding lane canonicalized to 0 (the padding code 0xFFFF has D = 0): D == 0 means
+// "absent" and is never counted nor selected (OUR NaN policy, spec §3.2). Selection compares D
+// integers, so no -0 special case exists (spec §4.4).
+#pragma once
+#include "kernels/common/faults.h"
+#include "kernels/common/status.cuh"
+#include "simt/portable.h"
+
+#ifndef DSV4_IDX_UNROLL
+#if defined(__CUDACC__) || defined(__clang__)
+#define DSV4_IDX_UNROLL _Pragma("unroll")
+#else
+#define DSV4_IDX_UNROLL _Pragma("GCC unroll 32")
+#endif
+#endif
+
+namespace dsv4::ours::bf16 {
+
+constexpr int kThreads = DSV4_BF16_BLOCK_THREADS;
+constexpr int kVecsPerThread = 4;
+constexpr int kVecLanes = 8;
+constexpr int kLanesPerThread = kVecsPerThread * kVecLanes;  // 32
+constexpr int kRowCapacity = kThreads * kLanesPerThread;     // 16384 at 512 threads
+constexpr int kMaxK = 2048;
+// CTAs per SM the register allocation must allow (upstream: 3 at 512 threads = 40 registers).
+// Build-time tunable for GPU experiments (-DDSV4_BF16_MIN_CTAS_PER_SM=4 caps at 32 registers).
+#ifndef DSV4_BF16_MIN_CTAS_PER_SM
+#define DSV4_BF16_MIN_CTAS_PER_SM 3
+#endif
+constexpr int kMinCtasPerSm = DSV4_BF16_MIN_CTAS_PER_SM;
+// Page-table prefetch into shared memory for rows needing at most kTableCache table columns
+// (all production rows: 16384 / 8 = 2048). Build-time switch for GPU A/B runs.
+#ifndef DSV4_BF16_TABLE_PREFETCH
+#define DSV4_BF16_TABLE_PREFETCH 1
+#endif
+constexpr int kTableCache = 2048;
+// Timing-only phase cut (scripts/gpu/bf16_ab.sh; never in a test build: rows are left unwritten):
+// 1 = return after the loads, 2 = after pass 1 and its pivot, 3 = after pass 2, 4 = after staging.
+#ifndef DSV4_BF16_ABLATE
+#define DSV4_BF16_ABLATE 0
+#endif
+constexpr int kTableSlots = (kTableCache + kThreads - 1) / kThreads;  // per thread
+static_assert(kThreads % 32 == 0 && kThreads >= 32 && kThreads <= 1024, "bad bf16 block size");
+
+struct Params {
+  const uint16_t* scores;  // bf16 bits [B, L], row stride score_stride (elements)
+  long long score_stride;
+  long long L;
+  const int* seq_lens;     // [B]
+  const int* table;        // [B, W], row stride table_stride (may be 0)
+  long long table_stride;
+  long long W;
+  int* out;                // [B, k], row stride out_stride
+  long long out_stride;
+  int k;
+  int page_bits;
+  StatusBlock* status;
+};
+
+struct alignas(16) Vec16 {
+  uint32_t w[4];
+};
+
+// D(x) of spec §4.1, or 0 (absent) for NaN.
+SIMT_HD uint32_t lane_key(uint32_t x) {
+#if !DSV4_FAULT_BF16_NAN_AS_VALUE
+  if ((x & 0x7FFFu) > 0x7F80u) return 0u;
+#endif
+  return x ^ ((x & 0x8000u) ? 0xFFFFu : 0x8000u);
+}
+SIMT_HD uint32_t pair_key(uint32_t w) { return lane_key(w & 0xFFFFu) | (lane_key(w >> 16) << 16); }
+SIMT_HD uint32_t key_at(const uint32_t (&kw)[16], int lane) {
+  return (kw[lane >> 1] >> ((lane & 1) * 16)) & 0xFFFFu;
+}
+#if DSV4_FAULT_BF16_NEGZERO_PIVOT
+SIMT_HD float key_value(uint32_t d) {  // bf16 value of a D key, widened to fp32
+  const uint32_t x = d ^ ((d & 0x8000u) ? 0x8000u : 0xFFFFu);
+  return __uint_as_float(x << 16);
+}
+#endif
+
+// f(i) of spec §2, evaluated in 64-bit with the column and entry range checks; INT32_MIN + code 5.
+// `tcache` (may be null): the row's table columns [0, ceil(n / page_size)) staged in shared memory.
+SIMT_DEVICE int map_position(const Params& p, const int* trow, const int* tcache, int i, int row) {
+  const long long col = static_cast<long long>(i) >> p.page_bits;
+  if (col >= p.W) {
+    raise_status(p.status, DSV4_CODE_PAGE_ENTRY_OUT_OF_RANGE, DSV4_KERNEL_TOPK_BF16, row, col);
+    return INT32_MIN;
+  }
+  const int t = tcache ? tcache[col] : trow[col];
+  if (t < 0 || t > (0x7FFFFFFF >> p.page_bits)) {
+    raise_status(p.status, DSV4_CODE_PAGE_ENTRY_OUT_OF_RANGE, DSV4_KERNEL_TOPK_BF16, row, t);
+    return INT32_MIN;
+  }
+  return static_cast<int>((static_cast<long long>(t) << p.page_bits) |
+                          (i & ((1 << p.page_bits) - 1)));
+}
+
+// Pivot search of spec §4.3 step 4, run redundantly by every warp over a 256-bin histogram in
+// D order: the highest bin whose suffix count reaches kk, and kk minus the count above it.
+// found = false when the histogram holds fewer than kk lanes.
+SIMT_DEVICE void find_pivot(const unsigned* h, unsigned kk, unsigned& bin, unsigned& remain,
+                            bool& found) {
+  const int lane = threadIdx.x & 31;
+  unsigned c[8];
+  unsigned own = 0;
+  DSV4_IDX_UNROLL
+  for (int i = 0; i < 8; ++i) {
+    c[i] = h[8 * lane + i];
+    own += c[i];
+  }
+  unsigned s = own;  // inclusive suffix sum over lanes >= lane
+  DSV4_IDX_UNROLL
+  for (int off = 1; off < 32; off <<= 1) {
+    const unsigned t = __shfl_down_sync(0xFFFFFFFFu, s, off);
+    if (lane + off < 32) s += t;
+  }
+  const unsigned above = s - own;
+  const bool mine = above < kk && kk <= s;
+  unsigned my_bin = 0, my_rem = 0;
+  if (mine) {
+    unsigned cum = above;
+    bool done = false;
+    DSV4_IDX_UNROLL
+    for (int i = 7; i >= 0; --i) {
+      if (!done && cum + c[i] >= kk) {
+        my_bin = 8 * lane + i;
+        my_rem = kk - cum;
+        done = true;
+      }
+      cum += c[i];
+    }
+  }
+  const unsigned who = __ballot_sync(0xFFFFFFFFu, mine);
+  found = who != 0;
+  const int src = found ? __ffs(who) - 1 : 0;
+  bin = __shfl_sync(0xFFFFFFFFu, my_bin, src);
+  remain = __shfl_sync(0xFFFFFFFFu, my_rem, src);
+}
+
+}  // namespace dsv4::ours::bf16
