@@ -175,7 +175,8 @@ const char* mutate_case(Case& c, uint64_t seed, const InputLimits& lim) {
     }
     case 10: {
       Injection j;
-      j.kind = r.chance(1, 2) ? InjKind::LargestLast : InjKind::Shuffle;
+      const InjKind order[] = {InjKind::LargestLast, InjKind::LargestFirst, InjKind::Shuffle};
+      j.kind = order[r.below(3)];
       some_row(c, r).injections.push_back(j);
       return "order";
     }

@@ -17,7 +17,7 @@ const char* const kDistNames[kDistCount] = {
 const char* const kInjNames[kInjKindCount] = {"bits",         "nan-sprinkle", "kth-tie",
                                               "bin-edge",     "rne-midpoint", "halfway-fp16",
                                               "whole-row-one-bin", "bin-overflow", "largest-last",
-                                              "shuffle"};
+                                              "shuffle",      "largest-first"};
 }  // namespace
 
 const char* kernel_name(KernelId k) {

@@ -95,8 +95,10 @@ enum class InjKind : uint8_t {
                      // value >= LB(bin) is lowered into bin-1 so the bin is the threshold bin
   LargestLast = 8,   // move the `count` largest values (0 = k) to the end of the window
   Shuffle = 9,       // seeded permutation of the window
+  LargestFirst = 10, // move the `count` largest values (0 = k / 2) to the start of the window,
+                     // descending: a sample of the row's head over-represents large values
 };
-constexpr int kInjKindCount = 10;
+constexpr int kInjKindCount = 11;
 
 struct Injection {
   InjKind kind = InjKind::Bits;

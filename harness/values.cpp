@@ -254,6 +254,20 @@ void apply_injection(const Case& c, const Injection& in, int64_t m, Rng& r, std:
     case InjKind::Shuffle:
       for (int64_t i = m - 1; i > 0; --i) std::swap(v[i], v[r.below(uint64_t(i + 1))]);
       break;
+    case InjKind::LargestFirst: {
+      auto ord = order_desc(v);
+      const int64_t top = std::min<int64_t>(count > 0 ? count : std::max<int64_t>(k / 2, 1), int64_t(ord.size()));
+      std::vector<char> is_top(size_t(m), 0);
+      std::vector<uint32_t> out;
+      out.reserve(size_t(m));
+      for (int64_t i = 0; i < top; ++i) {  // descending, largest first
+        is_top[size_t(ord[size_t(i)])] = 1;
+        out.push_back(v[ord[size_t(i)]]);
+      }
+      for (int64_t i = 0; i < m; ++i) if (!is_top[size_t(i)]) out.push_back(v[i]);
+      v.swap(out);
+      break;
+    }
   }
 }
 

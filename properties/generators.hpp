@@ -147,6 +147,7 @@ inline rc::Gen<Injection> injection(int32_t k, int32_t n) {
       case InjKind::BinOverflow: j.bits = *hostileBin(j.arg); break;
       case InjKind::HalfwayFp16: j.bits = uint32_t(*rc::gen::inRange(0, 0xFBFF)); break;
       case InjKind::LargestLast: j.count = *rc::gen::element(0, k, k + 1, 16); break;
+      case InjKind::LargestFirst: j.count = *rc::gen::element(0, std::max(k / 4, 1), std::max(3 * k / 4, 1)); break;
       default: j.bits = *rc::gen::arbitrary<uint32_t>(); break;
     }
     return j;

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Planted-fault demonstration: for each fault switch of kernels/common/faults.h, build
 # build/fault-<NAME> with -DDSV4_FAULT=<NAME> (clang + libFuzzer, no CUDA), run the family's
-# property test (CI-style: caught = non-zero exit) and its fuzz target on a copy of its seed corpus
+# property test (CI-style: DSV4_PROP_SCALE 5 unless set, caught = non-zero exit) and its fuzz target on a copy of its seed corpus
 # with -max_total_time=SECONDS (caught = a crash; time-to-find = wall seconds until it stopped).
 #   scripts/fault_matrix.sh [--seconds 300] [--faults "TOPK_LB_NO_ULP TOPK_NEGZERO_ABOVE"] [--jobs 2]
 #                           [--grid-seeds | --no-seeds] [--no-build]
@@ -12,6 +12,8 @@
 # Sequential and niced (shared machine). Appends one row per fault to build/fault-matrix.md.
 set -uo pipefail
 cd "$(dirname "$0")/.."
+# "Caught by the properties in CI": the property test runs at CI's case count (scripts/run_tests.sh).
+export DSV4_PROP_SCALE="${DSV4_PROP_SCALE:-5}"
 seconds=300
 jobs=2
 grid=0

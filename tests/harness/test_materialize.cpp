@@ -134,6 +134,18 @@ TEST(Materialize, InjectionsDoWhatTheyName) {
   c.rows[0].injections = {{InjKind::NaNSprinkle, 0, 7, 0, 0, 0}};
   v = make_row_values(c, 0, 100, 5);
   EXPECT_EQ(std::count_if(v.begin(), v.end(), [](uint32_t x) { return fp::is_nan(x); }), 7);
+
+  // largest-first: the k / 2 largest values lead the window, descending; the multiset is kept
+  c.rows[0].injections = {};
+  const auto plain = make_row_values(c, 0, 5000, 7);
+  c.rows[0].injections = {{InjKind::LargestFirst, 0, 0, 0, 0, 0}};
+  v = make_row_values(c, 0, 5000, 7);
+  auto sorted_plain = plain, sorted_v = v;
+  std::sort(sorted_plain.begin(), sorted_plain.end(), by_key);
+  std::sort(sorted_v.begin(), sorted_v.end(), by_key);
+  EXPECT_EQ(sorted_plain, sorted_v);
+  for (int i = 0; i < 256; ++i) EXPECT_EQ(v[size_t(i)], sorted_v[sorted_v.size() - 1 - size_t(i)]) << i;
+  EXPECT_LE(fp::key32(v[256]), fp::key32(v[255]));
 }
 
 TEST(FpBits, Landmarks) {

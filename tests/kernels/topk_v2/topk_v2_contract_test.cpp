@@ -1,8 +1,10 @@
 // tests/kernels/topk_v2/topk_v2_contract_test.cpp -- host validation and device guards (checked
 // vs unchecked out-of-contract rows), B = 0, the plan (header, ascending listing, untouched rows,
-// negative lengths), stale and bad plans, probe injection (bug classes 3, 13, 15, 20, 22).
+// negative lengths), stale and bad plans, probe injection (bug classes 3, 13, 15, 20, 22), the
+// host dispatch decision.
 #include "tests/kernels/topk_v2/topk_v2_test_util.hpp"
 
+#include "kernels/topk_v2/topk_v2_host.hpp"
 #include "simt/portable.h"
 
 namespace {
@@ -283,3 +285,22 @@ TEST(TopkV2Contract, RaggedRejectsClusterPathsAndRowStartsAbsentEqualsZero) {
 }
 
 }  // namespace
+
+// Dispatch (§5.2, host, from B and L only): main-kernel launches whose grid is at most one CTA per
+// SM take the 1-CTA/SM instantiation (Decision::wide, DSV4_TOPK_SMALL_GRID_WIDE); the one-read
+// Streaming stage rides only on forced Streaming or rows longer than 2 x Register4. The CPU
+// backend's virtual device reports the SM count it is configured with.
+TEST(TopkV2Dispatch, SmallGridsTakeTheOneCtaPerSmKernelAndLongRowsTheStage) {
+  Cfg cfg;
+  cfg.apply();
+  dsv4::ours::topk::Sizing s;
+  dsv4_message m{};
+  ASSERT_EQ(dsv4::ours::topk::resolve_sizing(&s, &m), DSV4_OK) << m.text;
+  ASSERT_GT(s.sm_count, 1);
+  namespace t = dsv4::ours::topk;
+  EXPECT_EQ(t::decide(s, 1, 4096, false).wide, DSV4_TOPK_SMALL_GRID_WIDE != 0);
+  EXPECT_EQ(t::decide(s, s.sm_count, 4096, false).wide, DSV4_TOPK_SMALL_GRID_WIDE != 0);
+  EXPECT_FALSE(t::decide(s, s.sm_count + 1, 4096, false).wide);
+  EXPECT_FALSE(t::decide(s, 1, 2LL * s.r4, false).stage);
+  EXPECT_TRUE(t::decide(s, 1, 2LL * s.r4 + 1, false).stage);
+}

@@ -4,6 +4,7 @@
 #include "tests/kernels/topk_v2/topk_v2_test_util.hpp"
 
 #include <algorithm>
+#include <functional>
 #include <map>
 
 namespace {
@@ -105,6 +106,35 @@ TEST(TopkV2Paths, RefinementOverTheRowWhenTieCapacityIsLow) {
         EXPECT_ORACLE(c, r);
       }
     }
+}
+
+// The one-read Streaming stage when the guess is wrong: the row's head (the sample the guess bin
+// comes from) holds K/2 of its K largest values, so the sample overstates the row and the guess
+// lands above the threshold bin; the stage must be abandoned for a second read of the row
+// (StagedSrc::decide). Exact on every row; the planted DSV4_FAULT_TOPK_STAGE_NO_FALLBACK (the
+// incomplete stage used anyway) fails here. A too-full stage (every value in one bin) likewise.
+TEST(TopkV2Paths, StreamingStageFallsBackWhenTheSampleMisleads) {
+  const int n = 16 * threads() * 4;  // 8 x the sample (2 x threads vectors)
+  Cfg cfg;
+  cfg.c.force_path = DSV4_PATH_STREAMING;
+  cfg.apply();
+  for (int K : {64, 512}) {
+    Case c(2, n, K);
+    std::mt19937 g(97 + K);
+    std::normal_distribution<float> nd;
+    for (int b = 0; b < c.B; ++b)
+      for (int i = 0; i < n; ++i) c.row(b)[i] = b == 1 ? 1.0f + 1e-4f * float(i % 7) : nd(g);
+    std::vector<float> sorted(c.row(0), c.row(0) + n);
+    std::sort(sorted.begin(), sorted.end(), std::greater<float>());
+    std::vector<float> rest;  // row 0: its K/2 largest values first, the rest after them in row order
+    for (int i = 0; i < n; ++i)
+      if (c.row(0)[i] < sorted[size_t(K / 2 - 1)]) rest.push_back(c.row(0)[i]);
+    std::copy(sorted.begin(), sorted.begin() + K / 2, c.row(0));
+    std::copy(rest.begin(), rest.end(), c.row(0) + K / 2);
+    tk::Result r = tk::run(c);
+    ASSERT_EQ(r.rc, DSV4_OK) << r.msg;
+    EXPECT_ORACLE(c, r);
+  }
 }
 
 // Automatic dispatch with small tunables: each path is reached without forcing.

@@ -1,0 +1,41 @@
+# scripts/gpu/ab_common.sh -- sourced by topk_v2_ab.sh and bf16_ab.sh: the nvcc flags of the
+# production instantiation, a parallel build of nvcc command lines, and the prebuilt binaries
+# (.ab-bin/<name>.tar.xz, built HERE with --build-only and carried; it records its variant list).
+cd "$(dirname "${BASH_SOURCE[0]}")/../.." || exit 1
+export PATH="/usr/local/cuda/bin:$PATH"
+AB_FLAGS=(-std=c++20 -O3 -arch=sm_90a -lineinfo --expt-relaxed-constexpr -I. -Iinclude
+          -DDSV4_TOPK_BLOCK_THREADS=1024 -DDSV4_BF16_BLOCK_THREADS=512)
+AB_PRE="$PWD/.ab-bin"
+AB_COMMON_SRCS=(kernels/common/validate.cu kernels/common/status_host.cu kernels/common/capabilities.cu
+                kernels/occupancy_probe/occupancy_probe.cu)
+OUT="${OUT:-$PWD/out/$(basename "$0" .sh)}"  # the calling script's results
+mkdir -p "$OUT"
+# ab_names "name=flags ...": the variant names, space separated.
+ab_names() { local kv; for kv in $1; do printf '%s ' "${kv%%=*}"; done; }
+# ab_flags name=flags: the nvcc flags of one variant (several joined by commas).
+ab_flags() { local f=${1#*=}; printf '%s' "${f//,/ }"; }
+# ab_build LOG CMD...: runs the command lines in parallel ($AB_JOBS at a time, default 16).
+ab_build() { local log=$1; shift; printf '%s\n' "$@" | xargs -d '\n' -P "${AB_JOBS:-16}" -n 1 bash -c >"$log" 2>&1; }
+# ab_pack NAME BIN VARIANTS: records the variants in BIN and packs BIN into .ab-bin/NAME.tar.xz.
+ab_pack() { echo "$3" >"$2/variants.txt" && mkdir -p "$AB_PRE" && tar -C "$2" -cJf "$AB_PRE/$1.tar.xz" . && ls -la "$AB_PRE"; }
+# ab_unpack NAME BIN VARIANTS: 0 = prebuilt binaries unpacked into BIN, 1 = none prebuilt,
+# 2 = prebuilt for another variant list.
+ab_unpack() {
+  [ -f "$AB_PRE/$1.tar.xz" ] || return 1
+  rm -rf "$2" && mkdir -p "$2" && tar -C "$2" -xJf "$AB_PRE/$1.tar.xz" || return 1
+  [ "$(cat "$2/variants.txt")" = "$3" ] || return 2
+}
+# ab_prepare NAME LOG [--build-only]: with --build-only, the caller's build_all into $BIN, packed
+# as NAME, then exit; otherwise the log header, then the prebuilt binaries of NAME unpacked into
+# $BIN (for $VARIANTS) or, when none were carried, build_all here.
+ab_prepare() {
+  local name=$1 log=$2
+  if [ "${3:-}" = --build-only ]; then build_all && ab_pack "$name" "$BIN" "$VARIANTS"; exit; fi
+  { date -u; nvidia-smi -L; } >"$log" 2>&1
+  ab_unpack "$name" "$BIN" "$VARIANTS"
+  case $? in
+    0) echo "prebuilt binaries from .ab-bin" >>"$log" ;;
+    2) echo "the prebuilt binaries were built for other variants than $VARIANTS" | tee -a "$log"; exit 2 ;;
+    *) build_all >>"$log" || { cat "$log"; exit 1; } ;;
+  esac
+}
