@@ -85,8 +85,9 @@ SIMT_DEVICE int vec_of(int q, int rank) {
 
 // Register-resident row: VPT float4 vectors per thread, read once (Register2 / Register4 and the
 // register-resident 16-wide cluster rows).
-template <int VPT, int NR = 1>
+template <int VPT, int NR = 1, bool kByKey = false>
 struct RegSrc {
+  static constexpr bool kKeyClassified = kByKey;  // select_row: KeyClassifier (DSV4_TOPK_KEY_CLASSIFY 3)
   float x[VPT][4];
   int nvec, head, rank;
   SIMT_DEVICE void load(const RowWin& w, int r = 0) {
