@@ -78,18 +78,14 @@ Case with_width(const Case& c, int32_t w) {
 template <class Attempt>
 bool simplify_configuration(const Case& best, Attempt&& attempt) {
   const Knobs dk;
+  std::vector<Case> cands;  // one setting back to its default each, in this order
+  auto with = [&](auto&& edit) { Case d = best; edit(d); if (!(d == best)) cands.push_back(std::move(d)); };
   for (int32_t Knobs::*f : {&Knobs::force_path, &Knobs::tie_capacity, &Knobs::register2_max, &Knobs::register4_max,
                             &Knobs::cluster_floor_small, &Knobs::cluster_floor_large, &Knobs::small_batch_cut,
                             &Knobs::cluster_max_batch, &Knobs::plan_t_min, &Knobs::cluster_enable,
                             &Knobs::inject_probe_c8, &Knobs::inject_probe_c16, &Knobs::early_read,
-                            &Knobs::static_threshold}) {
-    if (best.knobs.*f == dk.*f) continue;
-    Case d = best;
-    d.knobs.*f = dk.*f;
-    if (attempt(d)) return true;
-  }
-  std::vector<Case> cands;
-  auto with = [&](auto&& edit) { Case d = best; edit(d); if (!(d == best)) cands.push_back(std::move(d)); };
+                            &Knobs::static_threshold})
+    with([&](Case& d) { d.knobs.*f = dk.*f; });
   with([&](Case& d) { d.knobs.validate = dk.validate; });
   with([](Case& d) { d.table_kind = TableKind::Identity; });
   const Shape ds;

@@ -59,6 +59,24 @@ std::vector<int64_t> order_desc(const std::vector<uint32_t>& v) {
   return idx;
 }
 
+// The `want` largest values of v[0, m) (fewer if v has fewer non-NaN values) moved to one end of
+// the window, ordered towards it (first: descending at the start; else ascending at the end, the
+// largest last); the other values keep their order.
+void move_largest(std::vector<uint32_t>& v, int64_t m, int64_t want, bool first) {
+  const auto ord = order_desc(v);
+  const int64_t top = std::min<int64_t>(want, int64_t(ord.size()));
+  std::vector<char> is_top(size_t(m), 0);
+  for (int64_t i = 0; i < top; ++i) is_top[size_t(ord[size_t(i)])] = 1;
+  std::vector<uint32_t> out;
+  out.reserve(size_t(m));
+  if (first)
+    for (int64_t i = 0; i < top; ++i) out.push_back(v[ord[size_t(i)]]);
+  for (int64_t i = 0; i < m; ++i) if (!is_top[size_t(i)]) out.push_back(v[i]);
+  if (!first)
+    for (int64_t i = top - 1; i >= 0; --i) out.push_back(v[ord[size_t(i)]]);
+  v.swap(out);
+}
+
 void fill_dist(const Case& c, const RowRecipe& rr, int64_t m, Rng& r, std::vector<uint32_t>& v,
                int64_t row) {
   const int64_t k = c.shape.k > 0 ? c.shape.k : 1;
@@ -239,35 +257,15 @@ void apply_injection(const Case& c, const Injection& in, int64_t m, Rng& r, std:
       put(count, [&](int64_t) { return draw_in_bin(r, bin, w); });
       break;
     }
-    case InjKind::LargestLast: {
-      auto ord = order_desc(v);
-      const int64_t top = std::min<int64_t>(count > 0 ? count : k, int64_t(ord.size()));
-      std::vector<char> is_top(size_t(m), 0);
-      for (int64_t i = 0; i < top; ++i) is_top[size_t(ord[size_t(i)])] = 1;
-      std::vector<uint32_t> out;
-      out.reserve(size_t(m));
-      for (int64_t i = 0; i < m; ++i) if (!is_top[size_t(i)]) out.push_back(v[i]);
-      for (int64_t i = top - 1; i >= 0; --i) out.push_back(v[ord[size_t(i)]]);  // ascending, largest last
-      v.swap(out);
+    case InjKind::LargestLast:
+      move_largest(v, m, count > 0 ? count : k, false);
       break;
-    }
     case InjKind::Shuffle:
       for (int64_t i = m - 1; i > 0; --i) std::swap(v[i], v[r.below(uint64_t(i + 1))]);
       break;
-    case InjKind::LargestFirst: {
-      auto ord = order_desc(v);
-      const int64_t top = std::min<int64_t>(count > 0 ? count : std::max<int64_t>(k / 2, 1), int64_t(ord.size()));
-      std::vector<char> is_top(size_t(m), 0);
-      std::vector<uint32_t> out;
-      out.reserve(size_t(m));
-      for (int64_t i = 0; i < top; ++i) {  // descending, largest first
-        is_top[size_t(ord[size_t(i)])] = 1;
-        out.push_back(v[ord[size_t(i)]]);
-      }
-      for (int64_t i = 0; i < m; ++i) if (!is_top[size_t(i)]) out.push_back(v[i]);
-      v.swap(out);
+    case InjKind::LargestFirst:
+      move_largest(v, m, count > 0 ? count : std::max<int64_t>(k / 2, 1), true);
       break;
-    }
   }
 }
 

@@ -87,7 +87,8 @@ SIMT_DEVICE int vec_of(int q, int rank) {
 // register-resident 16-wide cluster rows).
 template <int VPT, int NR = 1, bool kByKey = false>
 struct RegSrc {
-  static constexpr bool kKeyClassified = kByKey;  // select_row: KeyClassifier (DSV4_TOPK_KEY_CLASSIFY 3)
+  // select_row step 3 by KeyClassifier (DSV4_TOPK_KEY_CLASSIFY: 2, or 3 via kByKey)
+  static constexpr bool kKeyClassified = kByKey || DSV4_TOPK_KEY_CLASSIFY == 2;
   float x[VPT][4];
   int nvec, head, rank;
   SIMT_DEVICE void load(const RowWin& w, int r = 0) {
@@ -117,7 +118,7 @@ struct RegSrc {
 // NR = 1 may be restricted to the vectors [vb, ve) (the staged source's sample and rest).
 template <int NR>
 struct StreamSrc {
-  static constexpr bool kStreamed = true;  // select_row: KeyClassifier under DSV4_TOPK_KEY_CLASSIFY 1
+  static constexpr bool kKeyClassified = DSV4_TOPK_KEY_CLASSIFY >= 1;  // select_row step 3
   RowWin w;
   int rank = 0;
   int vb = 0, ve = 0x7FFFFFFF;

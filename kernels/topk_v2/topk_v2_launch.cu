@@ -25,16 +25,6 @@ simt::rt::LaunchConfig base_config(int grid, int cluster, void* stream) {
   return c;
 }
 
-// The main kernel carries the Streaming stage in dynamic shared memory when d.stage.
-simt::rt::LaunchConfig staged(simt::rt::LaunchConfig c, const Decision& d) {
-  c.dynamic_smem = d.stage ? kStageBytes : 0;
-  return c;
-}
-Args staged(Args a, const Decision& d) {
-  a.stage = d.stage ? 1 : 0;
-  return a;
-}
-
 // The launch's own result decides (a runtime error left pending by an earlier, unrelated call is
 // not ours); a failure is returned here and not left pending for the caller's next check.
 dsv4_result launched(simt::rt::error_t e, const char* what, dsv4_message* msg) {
@@ -208,6 +198,16 @@ auto main_kernel(bool wide) {
   return &topk_main_kernel<kR4, kStage>;
 }
 
+// The Register4-capable main kernel (grid B): with the Streaming stage in dynamic shared memory
+// when d.stage (a separate instantiation), in its 1-CTA/SM instantiation when `wide`.
+simt::rt::error_t launch_main_r4(Args a, const Decision& d, bool wide, void* stream) {
+  simt::rt::LaunchConfig c = base_config(a.B, 1, stream);
+  a.stage = d.stage ? 1 : 0;
+  if (!d.stage) return simt::rt::launch(c, main_kernel<true, false>(wide), a);
+  c.dynamic_smem = kStageBytes;
+  return simt::rt::launch(c, main_kernel<true, true>(wide), a);
+}
+
 dsv4_result launch_transform(const Args& a, const Decision& d, void* stream, dsv4_message* msg) {
   if (a.B <= 0) return DSV4_OK;
   simt::rt::error_t e = simt::rt::kSuccess;
@@ -222,9 +222,7 @@ dsv4_result launch_transform(const Args& a, const Decision& d, void* stream, dsv
       if (d.pool_clusters <= 0) return fail(msg, DSV4_ERR_INTERNAL, "topk_v2: zero-size pool");
       e = simt::rt::launch(base_config(d.pool_clusters * 8, 8, stream), topk_pool_kernel, a, d.pool_clusters);
       if (dsv4_result r = launched(e, "the pool kernel", msg); r != DSV4_OK) return r;
-      e = d.stage ? simt::rt::launch(staged(base_config(a.B, 1, stream), d), topk_main_kernel<true, true>, staged(a, d))
-                  : simt::rt::launch(base_config(a.B, 1, stream), topk_main_kernel<true, false>, a);
-      return launched(e, "the pool-aware main kernel", msg);
+      return launched(launch_main_r4(a, d, false, stream), "the pool-aware main kernel", msg);
     }
     case DSV4_PATH_REGISTER2: {
       Args m = a;  // the Register2-only kernel never carries the stage (its rows stream twice)
@@ -233,11 +231,9 @@ dsv4_result launch_transform(const Args& a, const Decision& d, void* stream, dsv
       return launched(e, "the main kernel", msg);
     }
     default: {
-      Args m = staged(a, d);
+      Args m = a;
       m.plan = nullptr;
-      e = d.stage ? simt::rt::launch(staged(base_config(a.B, 1, stream), d), main_kernel<true, true>(d.wide), m)
-                  : simt::rt::launch(base_config(a.B, 1, stream), main_kernel<true, false>(d.wide), m);
-      return launched(e, "the main kernel", msg);
+      return launched(launch_main_r4(m, d, d.wide, stream), "the main kernel", msg);
     }
   }
 }

@@ -139,10 +139,8 @@ SIMT_DEVICE void select_row(const Args& a, int b, const RowWin& w, Src& src, Sme
   const bool take_all = t < 0 || r >= ht;
   const bool stage = !take_all && (DSV4_FAULT_TOPK_TIE_CAP_2048 || ht <= a.tie_cap);
   // 3. classify by recomputed bin: ABOVE (and all candidates when they all fit) -> sel
-  constexpr bool kByKey = !DSV4_FAULT_TOPK_LB_NO_ULP && !DSV4_FAULT_TOPK_NEGZERO_ABOVE &&
-                         (DSV4_TOPK_KEY_CLASSIFY == 2 ||
-                          (DSV4_TOPK_KEY_CLASSIFY >= 1 && requires { Src::kStreamed; }) ||
-                          (DSV4_TOPK_KEY_CLASSIFY == 3 && requires { requires Src::kKeyClassified; }));
+  // (each row source says whether it is classified by keys, Src::kKeyClassified)
+  constexpr bool kByKey = !DSV4_FAULT_TOPK_LB_NO_ULP && !DSV4_FAULT_TOPK_NEGZERO_ABOVE && Src::kKeyClassified;
   const KeyClassifier kc(kByKey ? t : -1, W);
   src.each([&](int pos, float x) {
     const int c = kByKey ? kc(x) : classify(x, coarse_bin(x, W), t, W);

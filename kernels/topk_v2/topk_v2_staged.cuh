@@ -17,6 +17,7 @@ namespace dsv4::ours::topk {
 
 struct StagedSrc {
   static constexpr bool kStaged = true;
+  static constexpr bool kKeyClassified = DSV4_TOPK_KEY_CLASSIFY == 2;  // select_row step 3
   RowWin w;
   float* sval;  // kStageCap values and positions in dynamic shared memory
   int* spos;
