@@ -1,13 +1,17 @@
-# scripts/gpu/ab_common.sh -- sourced by topk_v2_ab.sh and bf16_ab.sh: the nvcc flags of the
-# production instantiation, a parallel build of nvcc command lines, and the prebuilt binaries
-# (.ab-bin/<name>.tar.xz, built HERE with --build-only and carried; it records its variant list).
+# scripts/gpu/ab_common.sh -- sourced by the GPU scripts that build with nvcc directly
+# (topk_v2_ab.sh, bf16_ab.sh, topk_v2_gpu.sh, topk_v2_profile.sh): the nvcc flags of the production
+# instantiation ($ARCH, default sm_90a), the source lists, a parallel build of nvcc command lines,
+# and the prebuilt A/B binaries (.ab-bin/<name>.tar.xz, built HERE with --build-only and carried;
+# it records its variant list). Sets $OUT (default out/<calling script>) and cds to the repo root.
 cd "$(dirname "${BASH_SOURCE[0]}")/../.." || exit 1
 export PATH="/usr/local/cuda/bin:$PATH"
-AB_FLAGS=(-std=c++20 -O3 -arch=sm_90a -lineinfo --expt-relaxed-constexpr -I. -Iinclude
+AB_FLAGS=(-std=c++20 -O3 -arch="${ARCH:-sm_90a}" -lineinfo --expt-relaxed-constexpr -I. -Iinclude
           -DDSV4_TOPK_BLOCK_THREADS=1024 -DDSV4_BF16_BLOCK_THREADS=512)
 AB_PRE="$PWD/.ab-bin"
 AB_COMMON_SRCS=(kernels/common/validate.cu kernels/common/status_host.cu kernels/common/capabilities.cu
                 kernels/occupancy_probe/occupancy_probe.cu)
+AB_TOPK_SRCS=("${AB_COMMON_SRCS[@]}" kernels/topk_v2/topk_v2_launch.cu kernels/topk_v2/topk_v2_entry.cu)
+AB_TOPK_SMOKE=tests/kernels/topk_v2/gpu/topk_v2_gpu_smoke.cu
 OUT="${OUT:-$PWD/out/$(basename "$0" .sh)}"  # the calling script's results
 mkdir -p "$OUT"
 # ab_names "name=flags ...": the variant names, space separated.

@@ -4,8 +4,8 @@
 # with an sm_90 GPU, nvcc, cmake, ninja:   OUT=/some/dir scripts/gpu/indexer_kernels.sh
 # Writes under $OUT (default ./out/indexer): indexer_gpu.txt (check, compute-sanitizer memcheck /
 # racecheck / synccheck / initcheck of the check run, bench numbers, probe answers) and
-# indexer_build.log. Also checks and times two build-time variants of the bf16 kernel (4 CTAs/SM;
-# no table prefetch) so the default can be chosen from measurements.
+# indexer_build.log. Build-time variants of the bf16 kernel are checked and timed by
+# scripts/gpu/bf16_ab.sh.
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
 OUT="${OUT:-$PWD/out/indexer}"
@@ -41,6 +41,4 @@ run_variant() {  # run_variant NAME DIR
 }
 if build_variant build/gpu-indexer ""; then run_variant default build/gpu-indexer
 else say "build failed (tail of indexer_build.log):"; tail -n 30 "$LOG" | tee -a "$REP"; exit 1; fi
-build_variant build/gpu-indexer-occ4 "-DDSV4_BF16_MIN_CTAS_PER_SM=4" && run_variant bf16-4-ctas-per-sm build/gpu-indexer-occ4
-build_variant build/gpu-indexer-nopf "-DDSV4_BF16_TABLE_PREFETCH=0" && run_variant bf16-no-table-prefetch build/gpu-indexer-nopf
 say "done"

@@ -11,8 +11,7 @@
 # (name=nvcc-flags, space separated; skipped past 400 s). ptxas report of new. Exit 1 if a check of new fails.
 set -uo pipefail
 source "$(dirname "$0")/ab_common.sh"  # also: cd to the repo root, $OUT (default out/topk_v2_ab)
-SRCS=("${AB_COMMON_SRCS[@]}" kernels/topk_v2/topk_v2_launch.cu kernels/topk_v2/topk_v2_entry.cu
-      tests/kernels/topk_v2/gpu/topk_v2_gpu_smoke.cu)
+SRCS=("${AB_TOPK_SRCS[@]}" "$AB_TOPK_SMOKE")
 # Variants of new: name=flags (several flags joined by commas), from $AB_VARIANTS (default below).
 # AB_RUNS=1: base and new timed once instead of twice.
 VARIANTS=${AB_VARIANTS:-"mb1=-DDSV4_TOPK_MAIN_MIN_BLOCKS=1 t200=-DDSV4_TOPK_STAGE_TARGET_PCT=200 p128=-DDSV4_TOPK_PAIR_RANK_MAX=128"}

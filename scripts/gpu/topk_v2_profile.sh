@@ -7,16 +7,9 @@
 # source text only, no per-line metrics: the section summary is what this script is for).
 #   OUT=/some/dir bash scripts/gpu/topk_v2_profile.sh ["B L K" ...]
 set -uo pipefail
-cd "$(dirname "$0")/../.." || exit 1
-OUT="${OUT:-$PWD/out/topk_v2_profile}"
-mkdir -p "$OUT"
-export PATH="/usr/local/cuda/bin:$PATH"
-EXTRA=${DSV4_PROFILE_NVCC_FLAGS:-}
-FLAGS=(-std=c++20 -O3 -arch=sm_90a -lineinfo --expt-relaxed-constexpr -I. -Iinclude
-       -DDSV4_TOPK_BLOCK_THREADS=1024 -DDSV4_BF16_BLOCK_THREADS=512 $EXTRA)
-SRCS=(kernels/common/validate.cu kernels/common/status_host.cu kernels/common/capabilities.cu
-      kernels/topk_v2/topk_v2_launch.cu kernels/topk_v2/topk_v2_entry.cu
-      kernels/occupancy_probe/occupancy_probe.cu tests/kernels/topk_v2/gpu/topk_v2_gpu_smoke.cu)
+source "$(dirname "$0")/ab_common.sh"  # also: cd to the repo root, $OUT (default out/topk_v2_profile)
+FLAGS=("${AB_FLAGS[@]}" ${DSV4_PROFILE_NVCC_FLAGS:-})
+SRCS=("${AB_TOPK_SRCS[@]}" "$AB_TOPK_SMOKE")
 # PROF_BIN=<smoke binary built elsewhere> (e.g. scripts/gpu/topk_v2_ab.sh --build-only's ab_new)
 if [ -n "${PROF_BIN:-}" ]; then cp "$PROF_BIN" /tmp/prof_smoke
 else nvcc "${FLAGS[@]}" "${SRCS[@]}" -o /tmp/prof_smoke >"$OUT/build.txt" 2>&1 || { cat "$OUT/build.txt"; exit 1; }; fi
