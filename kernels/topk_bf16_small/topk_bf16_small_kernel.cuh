@@ -56,7 +56,7 @@ SIMT_KERNEL void SIMT_LAUNCH_BOUNDS(kThreads, kMinCtasPerSm) topk_bf16_small_ker
     const int c = tx + i * kThreads;
     treg[i] = use_cache && c < cache_cols ? trow[c] : 0;
   }
-  uint32_t kw[16];
+  uint32_t kw[4 * kVecsPerThread];
   DSV4_IDX_UNROLL
   for (int v = 0; v < kVecsPerThread; ++v) {
     const bool loaded = tx + v * kThreads < num_vecs;
@@ -88,7 +88,7 @@ SIMT_KERNEL void SIMT_LAUNCH_BOUNDS(kThreads, kMinCtasPerSm) topk_bf16_small_ker
   __syncthreads();  // histograms zeroed, table cache filled
   if (DSV4_BF16_ABLATE == 1) {  // keep the loads: their keys decide a (never taken) write
     uint32_t x = 0u;
-    for (int i = 0; i < 16; ++i) x ^= kw[i];
+    for (int i = 0; i < 4 * kVecsPerThread; ++i) x ^= kw[i];
     if (x == 0x9E3779B9u) out[0] = 0;
     return;
   }

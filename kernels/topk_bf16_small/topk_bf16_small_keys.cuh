@@ -23,7 +23,13 @@
 namespace dsv4::ours::bf16 {
 
 constexpr int kThreads = DSV4_BF16_BLOCK_THREADS;
-constexpr int kVecsPerThread = 4;
+// Vectors of 8 per thread (4: the spec's capacity threads x 32). Build-time tunable for GPU
+// experiments (1024 threads x 2 keeps the 16384 capacity with half the lanes per thread).
+#ifndef DSV4_BF16_VECS_PER_THREAD
+#define DSV4_BF16_VECS_PER_THREAD 4
+#endif
+constexpr int kVecsPerThread = DSV4_BF16_VECS_PER_THREAD;
+static_assert(kVecsPerThread >= 1 && kVecsPerThread <= 4, "1..4 vectors per thread (32-bit lane masks)");
 constexpr int kVecLanes = 8;
 constexpr int kLanesPerThread = kVecsPerThread * kVecLanes;  // 32
 constexpr int kRowCapacity = kThreads * kLanesPerThread;     // 16384 at 512 threads
@@ -75,7 +81,7 @@ SIMT_HD uint32_t lane_key(uint32_t x) {
   return x ^ ((x & 0x8000u) ? 0xFFFFu : 0x8000u);
 }
 SIMT_HD uint32_t pair_key(uint32_t w) { return lane_key(w & 0xFFFFu) | (lane_key(w >> 16) << 16); }
-SIMT_HD uint32_t key_at(const uint32_t (&kw)[16], int lane) {
+SIMT_HD uint32_t key_at(const uint32_t (&kw)[4 * kVecsPerThread], int lane) {
   return (kw[lane >> 1] >> ((lane & 1) * 16)) & 0xFFFFu;
 }
 #if DSV4_FAULT_BF16_NEGZERO_PIVOT

@@ -85,10 +85,9 @@ SIMT_DEVICE int vec_of(int q, int rank) {
 
 // Register-resident row: VPT float4 vectors per thread, read once (Register2 / Register4 and the
 // register-resident 16-wide cluster rows).
-template <int VPT, int NR = 1, bool kByKey = false>
+template <int VPT, int NR = 1>
 struct RegSrc {
-  // select_row step 3 by KeyClassifier (DSV4_TOPK_KEY_CLASSIFY: 2, or 3 via kByKey)
-  static constexpr bool kKeyClassified = kByKey || DSV4_TOPK_KEY_CLASSIFY == 2;
+  static constexpr bool kKeyClassified = DSV4_TOPK_KEY_CLASSIFY == 2;  // select_row step 3
   float x[VPT][4];
   int nvec, head, rank;
   SIMT_DEVICE void load(const RowWin& w, int r = 0) {

@@ -41,16 +41,15 @@ SIMT_DEVICE int single_path(const Args& a, const RowWin& w, bool allow_r4) {
 
 // Streaming reads the row once (StagedSrc) when the launch carries the stage (a.stage: kStageBytes
 // of dynamic shared memory; only kernels instantiated with kStage may), else twice.
-// kKeyRegs: register rows classified by keys too (DSV4_TOPK_KEY_CLASSIFY 3, 64-register kernels).
-template <bool kStage, bool kKeyRegs = false>
+template <bool kStage>
 SIMT_DEVICE void run_single(const Args& a, int b, const RowWin& w, int path, Smem& sm) {
   Team<1> tm;
   if (path == DSV4_PATH_REGISTER2) {
-    RegSrc<2, 1, kKeyRegs> s;
+    RegSrc<2> s;
     s.load(w);
     select_row<1, kBitsSingle>(a, b, w, s, sm, tm);
   } else if (path == DSV4_PATH_REGISTER4) {
-    RegSrc<4, 1, kKeyRegs> s;
+    RegSrc<4> s;
     s.load(w);
     select_row<1, kBitsSingle>(a, b, w, s, sm, tm);
   } else if (kStage && a.stage) {
@@ -70,15 +69,14 @@ SIMT_DEVICE void run_single(const Args& a, int b, const RowWin& w, int path, Sme
 // measured slower than streaming: docs/performance.md.)
 template <int NR>
 SIMT_DEVICE void run_cluster(const Args& a, int b, const RowWin& w, Smem& sm, Team<NR>& tm, int path) {
-  constexpr bool kKeyRegs16 = NR == 16 && DSV4_TOPK_KEY_CLASSIFY == 3;  // 64 registers there
   const int rank = tm.rank();
   const long long lanes = static_cast<long long>(w.nvec) * 4;
   if (NR == 16 && lanes <= static_cast<long long>(NR) * a.r2_lanes) {
-    RegSrc<2, NR, kKeyRegs16> s;
+    RegSrc<2, NR> s;
     s.load(w, rank);
     select_row<NR, kBitsCluster>(a, b, w, s, sm, tm);
   } else if (NR == 16 && lanes <= static_cast<long long>(NR) * a.r4_lanes) {
-    RegSrc<4, NR, kKeyRegs16> s;
+    RegSrc<4, NR> s;
     s.load(w, rank);
     select_row<NR, kBitsCluster>(a, b, w, s, sm, tm);
   } else {
@@ -118,7 +116,7 @@ SIMT_KERNEL void SIMT_LAUNCH_BOUNDS(kThreads, kMinBlocks) topk_main_kernel(Args 
   RowWin w;
   if (finish_simple_row(a, b, n, &w)) return;
   if (DSV4_TOPK_ABLATE == 1) return;
-  run_single<kStage, kMinBlocks == 1 && DSV4_TOPK_KEY_CLASSIFY == 3>(a, b, w, single_path(a, w, kR4), sm);
+  run_single<kStage>(a, b, w, single_path(a, w, kR4), sm);
 }
 
 // Small-batch cluster kernel, grid (B * NR), one cluster per row. The elected rank b mod NR

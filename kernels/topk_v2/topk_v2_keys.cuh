@@ -63,9 +63,9 @@ constexpr int kPairRankMax = kThreads < DSV4_TOPK_PAIR_RANK_MAX ? kThreads : DSV
 // re-reading sources) only, 2 = every row source. Measured on the H200 (docs/performance.md): 2
 // gains 2-5 % on streamed rows and loses up to 35 % on register rows in the 32-register kernels;
 // 1 gains 1-5 % on the single-CTA streamed rows (L in (16K, 32K]) and leaves the rest within noise.
-// 3 = 1 plus the register rows of the 64-register kernels (small grids, cluster16): not measured
-// yet (next A/B: AB_VARIANTS="kc3=-DDSV4_TOPK_KEY_CLASSIFY=3"). The planted faults LB_NO_ULP
-// and NEGZERO_ABOVE always use classify() (their fp32 boundary compare is the defect).
+// (A mode 3, keys also for the register rows of the 64-register kernels, measured no faster on
+// 2026-11-29 and was removed.) The planted faults LB_NO_ULP and NEGZERO_ABOVE always use
+// classify() (their fp32 boundary compare is the defect).
 #ifndef DSV4_TOPK_KEY_CLASSIFY
 #define DSV4_TOPK_KEY_CLASSIFY 1
 #endif

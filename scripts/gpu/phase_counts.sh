@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# scripts/gpu/phase_counts.sh -- where the instructions of one launch go, phase by phase: Nsight
+# Compute counters (warp instructions issued, thread instructions, shared atomics, local-memory
+# traffic, issue activity, duration) of the full kernel and of its timing-only phase cuts
+# (DSV4_TOPK_ABLATE=n / DSV4_BF16_ABLATE=n), one warm launch each. The binaries are built HERE
+# and carried (carry [".ab-bin"]):
+#   AB_VARIANTS="a1=-DDSV4_TOPK_ABLATE=1 ... a5=-DDSV4_TOPK_ABLATE=5" bash scripts/gpu/topk_v2_ab.sh --build-only
+#   BF16_VARIANTS="a1=-DDSV4_BF16_ABLATE=1 ... a4=-DDSV4_BF16_ABLATE=4" bash scripts/gpu/bf16_ab.sh --build-only
+# THERE: OUT=/some/dir bash scripts/gpu/phase_counts.sh ["B L K" ...]   (Top-K v2 configurations;
+# the bf16 kernel is counted at B=1 L=16384 k=512, the first launch group of its `bench`).
+# Also exports the per-SASS-instruction source page of a full-set report of the first Top-K
+# configuration (ab_new), if this ncu can. Writes $OUT/phase_counts.txt (+ the raw ncu logs).
+set -uo pipefail
+source "$(dirname "$0")/ab_common.sh"  # also: cd to the repo root, $OUT (default out/phase_counts)
+M0=smsp__inst_executed.sum,smsp__thread_inst_executed.sum,gpu__time_duration.sum,sm__cycles_active.max
+M=$M0,smsp__issue_active.avg.pct_of_peak_sustained_active,smsp__sass_inst_executed_op_shared_atom.sum
+M=$M,smsp__sass_inst_executed_op_local_ld.sum,smsp__sass_inst_executed_op_local_st.sum
+M=$M,smsp__sass_inst_executed_op_shared_ld.sum,smsp__sass_inst_executed_op_global_ld.sum
+LOG="$OUT/phase_counts.txt"
+{ date -u; nvidia-smi -L; } >"$LOG" 2>&1
+T=/tmp/pc_topk B=/tmp/pc_bf16
+rm -rf $T $B && mkdir -p $T $B
+tar -C $T -xJf .ab-bin/ab.tar.xz && tar -C $B -xJf .ab-bin/bf16.tar.xz || { echo "no carried binaries" | tee -a "$LOG"; exit 2; }
+echo "topk variants: $(cat $T/variants.txt); bf16 variants: $(cat $B/variants.txt)" >>"$LOG"
+# count LABEL KERNEL-REGEX SKIP CMD...: one profiled launch, the metrics as "name value" lines.
+count() {
+  local label=$1 re=$2 skip=$3; shift 3
+  ncu --clock-control none --metrics "$M" -k regex:"$re" --launch-skip "$skip" --launch-count 1 --csv "$@" \
+    >"$OUT/raw_$label.csv" 2>&1
+  if grep -q "==ERROR==" "$OUT/raw_$label.csv"; then  # a metric this ncu does not know: the basic set
+    ncu --clock-control none --metrics "$M0" -k regex:"$re" --launch-skip "$skip" --launch-count 1 --csv "$@" \
+      >"$OUT/raw_$label.csv" 2>&1
+  fi
+  python3 - "$label" "$OUT/raw_$label.csv" >>"$LOG" <<'EOF'
+import csv, sys
+label, path = sys.argv[1], sys.argv[2]
+rows = [r for r in csv.reader(open(path)) if len(r) > 10]
+if len(rows) < 2:
+    print(f"{label}: no metrics ({open(path).read()[-300:]!r})"); sys.exit()
+h = rows[0]; iname, ival, ikern = h.index("Metric Name"), h.index("Metric Value"), h.index("Kernel Name")
+vals = {r[iname]: r[ival] for r in rows[1:]}
+short = {k.split("__")[1].replace("sass_inst_executed_op_", "op_"): v for k, v in vals.items()}
+print(f"{label:24s} " + "  ".join(f"{k}={v}" for k, v in sorted(short.items())) + f"  [{rows[1][ikern][:60]}]")
+EOF
+}
+CONFIGS=("$@")
+[ ${#CONFIGS[@]} -gt 0 ] || CONFIGS=("1 16384 512" "512 16384 512" "1 4096 512")
+for c in "${CONFIGS[@]}"; do
+  set -- $c
+  echo "== Top-K v2 B=$1 L=$2 K=$3 (smoke --one, launch 7)" >>"$LOG"
+  for v in $(cat $T/variants.txt | tr ' ' '\n' | sed 's/=.*//') new; do
+    [ -x $T/ab_$v ] || continue
+    count "topk_${v}_B$1_L$2_K$3" 'topk_(main|cluster)' 6 $T/ab_$v --one "$1" "$2" "$3" 8
+  done
+done
+echo "== bf16 small top-k B=1 L=16384 k=512 (bench, launch 4)" >>"$LOG"
+for v in $(cat $B/variants.txt | tr ' ' '\n' | sed 's/=.*//'); do
+  [ -x $B/bf16_$v ] && count "bf16_$v" 'topk_bf16' 3 $B/bf16_$v bench
+done
+set -- ${CONFIGS[0]}
+ncu --clock-control none --set full --import-source yes -k regex:'topk_(main|cluster)' --launch-skip 6 \
+    --launch-count 1 -o /tmp/pc_full -f $T/ab_new --one "$1" "$2" "$3" 8 >/dev/null 2>&1
+ncu -i /tmp/pc_full.ncu-rep --page source --csv --print-source sass >"$OUT/sass_B$1_L$2_K$3.csv" 2>&1
+echo "sass source page: $(wc -l <"$OUT/sass_B$1_L$2_K$3.csv") lines" >>"$LOG"
+cat "$LOG"
