@@ -16,8 +16,20 @@ OUT="${OUT:-$PWD/out/$(basename "$0" .sh)}"  # the calling script's results
 mkdir -p "$OUT"
 # ab_names "name=flags ...": the variant names, space separated.
 ab_names() { local kv; for kv in $1; do printf '%s ' "${kv%%=*}"; done; }
-# ab_flags name=flags: the nvcc flags of one variant (several joined by commas).
-ab_flags() { local f=${1#*=}; printf '%s' "${f//,/ }"; }
+# ab_flags name=flags: the nvcc flags of one variant (several joined by commas; a leading @REV
+# names the revision whose kernel directory the variant is built from, see ab_tree).
+ab_flags() { local f=${1#*=}; [ "${f#@}" != "$f" ] && { f=${f#@}; case $f in *,*) f=${f#*,} ;; *) f= ;; esac; }; printf '%s' "${f//,/ }"; }
+# ab_rev name=flags: the REV of a variant written name=@REV[,flags] (empty: the working tree).
+ab_rev() { local f=${1#*=}; [ "${f#@}" != "$f" ] || return 0; f=${f#@}; printf '%s' "${f%%,*}"; }
+# ab_tree NAME REV DIR: a copy of the sources needed to build (kernels include simt tests scripts)
+# with DIR replaced by its state at REV (git, HERE); prints the copy's path. Lets one A/B time
+# experiments kept on branches: AB_VARIANTS="bal=@next/topk-ballot-select,-DDSV4_TOPK_BALLOT_SELECT=1".
+ab_tree() {
+  local t=/tmp/ab_tree_$1
+  rm -rf "$t" && mkdir -p "$t" && cp -r kernels include simt tests scripts "$t"/ 2>/dev/null
+  rm -rf "${t:?}/$3" && git archive "$2" "$3" | tar -x -C "$t" || { echo "ab_tree: no $3 at $2" >&2; return 1; }
+  printf '%s' "$t"
+}
 # ab_build LOG CMD...: runs the command lines in parallel ($AB_JOBS at a time, default 16).
 ab_build() { local log=$1; shift; printf '%s\n' "$@" | xargs -d '\n' -P "${AB_JOBS:-16}" -n 1 bash -c >"$log" 2>&1; }
 # ab_pack NAME BIN VARIANTS: records the variants in BIN and packs BIN into .ab-bin/NAME.tar.xz.

@@ -4,7 +4,8 @@
 # scripts/gpu/indexer_kernels_gpu.cu linked with the kernel sources directly, no CMake).
 #   bash scripts/gpu/bf16_ab.sh --build-only     HERE (nvcc, no GPU): writes .ab-bin/bf16.tar.xz
 #   OUT=/some/dir bash scripts/gpu/bf16_ab.sh    THERE (carry [".ab-bin"]; builds if nothing prebuilt)
-# Variants: $BF16_VARIANTS, name=nvcc-flags (several flags joined by commas), space separated;
+# Variants: $BF16_VARIANTS, name=nvcc-flags (several flags joined by commas; name=@REV,flags builds
+# with kernels/topk_bf16_small as of REV), space separated;
 # "default" (no flags) always runs first. Each variant: `check` (exactness; ablation variants
 # DSV4_BF16_ABLATE=n leave rows unwritten and are expected to fail it) then `bench`, twice for
 # default. Writes $OUT/bf16_ab.txt (a table of every bench line per variant) and the raw logs.
@@ -19,7 +20,10 @@ build_all() {
   local kv cmds=()
   rm -rf "$BIN"; mkdir -p "$BIN"
   for kv in $VARIANTS; do
-    cmds+=("nvcc ${AB_FLAGS[*]} $(ab_flags "$kv") ${SRCS[*]} -o $BIN/bf16_${kv%%=*} 2>&1 | grep -v Warning")
+    local rev dir=.
+    rev=$(ab_rev "$kv")
+    [ -n "$rev" ] && { dir=$(ab_tree "bf16_${kv%%=*}" "$rev" kernels/topk_bf16_small) || return 1; }
+    cmds+=("cd $dir && nvcc ${AB_FLAGS[*]} $(ab_flags "$kv") ${SRCS[*]} -o $BIN/bf16_${kv%%=*} 2>&1 | grep -v Warning")
   done
   ab_build "$OUT/build.txt" "${cmds[@]}"
   [ -x "$BIN/bf16_default" ] || { echo "build FAILED"; tail -20 "$OUT/build.txt"; return 1; }

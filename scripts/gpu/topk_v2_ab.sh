@@ -12,7 +12,8 @@
 set -uo pipefail
 source "$(dirname "$0")/ab_common.sh"  # also: cd to the repo root, $OUT (default out/topk_v2_ab)
 SRCS=("${AB_TOPK_SRCS[@]}" "$AB_TOPK_SMOKE")
-# Variants of new: name=flags (several flags joined by commas), from $AB_VARIANTS (default below).
+# Variants of new: name=flags (several flags joined by commas; name=@REV,flags builds the variant
+# with kernels/topk_v2 as of REV, e.g. an experiment branch), from $AB_VARIANTS (default below).
 # AB_RUNS=1: base and new timed once instead of twice.
 VARIANTS=${AB_VARIANTS:-"mb1=-DDSV4_TOPK_MAIN_MIN_BLOCKS=1 t200=-DDSV4_TOPK_STAGE_TARGET_PCT=200 p128=-DDSV4_TOPK_PAIR_RANK_MAX=128"}
 read -r -a VN <<<"$(ab_names "$VARIANTS")"
@@ -26,7 +27,12 @@ build_all() {  # -> $BIN/ab_{new,base,<variant>}, $BIN/ptxas_new.txt
   local cmds=("nvcc ${AB_FLAGS[*]} ${SRCS[*]} -o $BIN/ab_new"
               "cd $base && nvcc ${AB_FLAGS[*]} ${SRCS[*]} -o $BIN/ab_base"
               "nvcc ${AB_FLAGS[*]} -Xptxas -v -c kernels/topk_v2/topk_v2_launch.cu -o /tmp/ab_p.o 2>&1 | grep -E 'entry|spill|Used' >$BIN/ptxas_new.txt")
-  for kv in $VARIANTS; do cmds+=("nvcc ${AB_FLAGS[*]} $(ab_flags "$kv") ${SRCS[*]} -o $BIN/ab_${kv%%=*}"); done
+  for kv in $VARIANTS; do
+    local rev dir=.
+    rev=$(ab_rev "$kv")
+    [ -n "$rev" ] && { dir=$(ab_tree "${kv%%=*}" "$rev" kernels/topk_v2) || return 1; }
+    cmds+=("cd $dir && nvcc ${AB_FLAGS[*]} $(ab_flags "$kv") ${SRCS[*]} -o $BIN/ab_${kv%%=*}")
+  done
   ab_build "$OUT/build.txt" "${cmds[@]}"
   [ -x "$BIN/ab_new" ] && [ -x "$BIN/ab_base" ] || { echo "build FAILED"; tail -20 "$OUT/build.txt"; return 1; }
 }
