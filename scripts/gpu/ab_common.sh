@@ -30,6 +30,14 @@ ab_tree() {
   rm -rf "${t:?}/$3" && git archive "$2" "$3" | tar -x -C "$t" || { echo "ab_tree: no $3 at $2" >&2; return 1; }
   printf '%s' "$t"
 }
+# ab_variant_cmd NAME=FLAGS KERNEL_DIR OUT_BINARY SRC...: the build command line of one variant
+# (in an ab_tree copy when it names a revision); fails when that revision lacks KERNEL_DIR.
+ab_variant_cmd() {
+  local kv=$1 kdir=$2 bin=$3 rev dir=.; shift 3
+  rev=$(ab_rev "$kv")
+  [ -n "$rev" ] && { dir=$(ab_tree "$(basename "$bin")" "$rev" "$kdir") || return 1; }
+  printf '%s' "cd $dir && nvcc ${AB_FLAGS[*]} $(ab_flags "$kv") $* -o $bin"
+}
 # ab_build LOG CMD...: runs the command lines in parallel ($AB_JOBS at a time, default 16).
 ab_build() { local log=$1; shift; printf '%s\n' "$@" | xargs -d '\n' -P "${AB_JOBS:-16}" -n 1 bash -c >"$log" 2>&1; }
 # ab_pack NAME BIN VARIANTS: records the variants in BIN and packs BIN into .ab-bin/NAME.tar.xz.

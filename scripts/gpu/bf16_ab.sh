@@ -20,10 +20,7 @@ build_all() {
   local kv cmds=()
   rm -rf "$BIN"; mkdir -p "$BIN"
   for kv in $VARIANTS; do
-    local rev dir=.
-    rev=$(ab_rev "$kv")
-    [ -n "$rev" ] && { dir=$(ab_tree "bf16_${kv%%=*}" "$rev" kernels/topk_bf16_small) || return 1; }
-    cmds+=("cd $dir && nvcc ${AB_FLAGS[*]} $(ab_flags "$kv") ${SRCS[*]} -o $BIN/bf16_${kv%%=*} 2>&1 | grep -v Warning")
+    cmds+=("$(ab_variant_cmd "$kv" kernels/topk_bf16_small "$BIN/bf16_${kv%%=*}" "${SRCS[@]}") 2>&1 | grep -v Warning") || return 1
   done
   ab_build "$OUT/build.txt" "${cmds[@]}"
   [ -x "$BIN/bf16_default" ] || { echo "build FAILED"; tail -20 "$OUT/build.txt"; return 1; }

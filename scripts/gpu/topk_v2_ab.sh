@@ -28,10 +28,7 @@ build_all() {  # -> $BIN/ab_{new,base,<variant>}, $BIN/ptxas_new.txt
               "cd $base && nvcc ${AB_FLAGS[*]} ${SRCS[*]} -o $BIN/ab_base"
               "nvcc ${AB_FLAGS[*]} -Xptxas -v -c kernels/topk_v2/topk_v2_launch.cu -o /tmp/ab_p.o 2>&1 | grep -E 'entry|spill|Used' >$BIN/ptxas_new.txt")
   for kv in $VARIANTS; do
-    local rev dir=.
-    rev=$(ab_rev "$kv")
-    [ -n "$rev" ] && { dir=$(ab_tree "${kv%%=*}" "$rev" kernels/topk_v2) || return 1; }
-    cmds+=("cd $dir && nvcc ${AB_FLAGS[*]} $(ab_flags "$kv") ${SRCS[*]} -o $BIN/ab_${kv%%=*}")
+    cmds+=("$(ab_variant_cmd "$kv" kernels/topk_v2 "$BIN/ab_${kv%%=*}" "${SRCS[@]}")") || return 1
   done
   ab_build "$OUT/build.txt" "${cmds[@]}"
   [ -x "$BIN/ab_new" ] && [ -x "$BIN/ab_base" ] || { echo "build FAILED"; tail -20 "$OUT/build.txt"; return 1; }
