@@ -37,7 +37,7 @@ struct Decision {
   int pool_clusters = 0;
   int floor = 0;
   bool stage = false;  // the main kernel carries the Streaming stage (kStageBytes dynamic smem)
-  bool wide = false;   // the main kernel (no pool) in its 1-CTA/SM instantiation: B <= SMs
+  bool wide = false;   // the main kernel in its 1-CTA/SM instantiation: B <= SMs, no pool
 };
 Decision decide(const Sizing& s, long long B, long long L, bool ragged);
 

@@ -146,6 +146,7 @@ Decision decide(const Sizing& s, long long B, long long L, bool ragged) {
       return d;
     case DSV4_PATH_POOL: {
       d.kernel = DSV4_PATH_POOL;
+      d.wide = false;
       const long long p = s.P < B ? s.P : B;
       d.pool_clusters = static_cast<int>(p > 1 ? p : 1);
       return d;
@@ -161,7 +162,7 @@ Decision decide(const Sizing& s, long long B, long long L, bool ragged) {
   if (!use_cluster) return d;
   if (s.C16 > 0 && B <= s.C16) d.kernel = DSV4_PATH_CLUSTER16;
   else if (s.P > 0 && B <= s.P) d.kernel = DSV4_PATH_CLUSTER8;
-  else if (s.P > 0) { d.kernel = DSV4_PATH_POOL; d.pool_clusters = s.P; }
+  else if (s.P > 0) { d.kernel = DSV4_PATH_POOL; d.pool_clusters = s.P; d.wide = false; }
   return d;
 }
 
@@ -199,13 +200,13 @@ auto main_kernel(bool wide) {
 }
 
 // The Register4-capable main kernel (grid B): with the Streaming stage in dynamic shared memory
-// when d.stage (a separate instantiation), in its 1-CTA/SM instantiation when `wide`.
-simt::rt::error_t launch_main_r4(Args a, const Decision& d, bool wide, void* stream) {
+// when d.stage (a separate instantiation), in its 1-CTA/SM instantiation when d.wide.
+simt::rt::error_t launch_main_r4(Args a, const Decision& d, void* stream) {
   simt::rt::LaunchConfig c = base_config(a.B, 1, stream);
   a.stage = d.stage ? 1 : 0;
-  if (!d.stage) return simt::rt::launch(c, main_kernel<true, false>(wide), a);
+  if (!d.stage) return simt::rt::launch(c, main_kernel<true, false>(d.wide), a);
   c.dynamic_smem = kStageBytes;
-  return simt::rt::launch(c, main_kernel<true, true>(wide), a);
+  return simt::rt::launch(c, main_kernel<true, true>(d.wide), a);
 }
 
 dsv4_result launch_transform(const Args& a, const Decision& d, void* stream, dsv4_message* msg) {
@@ -222,7 +223,7 @@ dsv4_result launch_transform(const Args& a, const Decision& d, void* stream, dsv
       if (d.pool_clusters <= 0) return fail(msg, DSV4_ERR_INTERNAL, "topk_v2: zero-size pool");
       e = simt::rt::launch(base_config(d.pool_clusters * 8, 8, stream), topk_pool_kernel, a, d.pool_clusters);
       if (dsv4_result r = launched(e, "the pool kernel", msg); r != DSV4_OK) return r;
-      return launched(launch_main_r4(a, d, false, stream), "the pool-aware main kernel", msg);
+      return launched(launch_main_r4(a, d, stream), "the pool-aware main kernel", msg);
     }
     case DSV4_PATH_REGISTER2: {
       Args m = a;  // the Register2-only kernel never carries the stage (its rows stream twice)
@@ -233,7 +234,7 @@ dsv4_result launch_transform(const Args& a, const Decision& d, void* stream, dsv
     default: {
       Args m = a;
       m.plan = nullptr;
-      return launched(launch_main_r4(m, d, d.wide, stream), "the main kernel", msg);
+      return launched(launch_main_r4(m, d, stream), "the main kernel", msg);
     }
   }
 }

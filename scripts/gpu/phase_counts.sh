@@ -8,8 +8,8 @@
 #   BF16_VARIANTS="a1=-DDSV4_BF16_ABLATE=1 ... a4=-DDSV4_BF16_ABLATE=4" bash scripts/gpu/bf16_ab.sh --build-only
 # THERE: OUT=/some/dir bash scripts/gpu/phase_counts.sh ["B L K" ...]   (Top-K v2 configurations;
 # the bf16 kernel is counted at B=1 L=16384 k=512, the first launch group of its `bench`).
-# Also exports the per-SASS-instruction source page of a full-set report of the first Top-K
-# configuration (ab_new), if this ncu can. Writes $OUT/phase_counts.txt (+ the raw ncu logs).
+# Writes $OUT/phase_counts.txt (+ the raw ncu logs). Per-SASS-instruction counts and stall samples
+# of one configuration: PROF_BIN=... PROF_WARM=1 scripts/gpu/topk_v2_profile.sh "B L K".
 set -uo pipefail
 source "$(dirname "$0")/ab_common.sh"  # also: cd to the repo root, $OUT (default out/phase_counts)
 M0=smsp__inst_executed.sum,smsp__thread_inst_executed.sum,gpu__time_duration.sum,sm__cycles_active.max
@@ -57,9 +57,4 @@ echo "== bf16 small top-k B=1 L=16384 k=512 (bench, launch 4)" >>"$LOG"
 for v in $(cat $B/variants.txt | tr ' ' '\n' | sed 's/=.*//'); do
   [ -x $B/bf16_$v ] && count "bf16_$v" 'topk_bf16' 3 $B/bf16_$v bench
 done
-set -- ${CONFIGS[0]}
-ncu --clock-control none --set full --import-source yes -k regex:'topk_(main|cluster)' --launch-skip 6 \
-    --launch-count 1 -o /tmp/pc_full -f $T/ab_new --one "$1" "$2" "$3" 8 >/dev/null 2>&1
-ncu -i /tmp/pc_full.ncu-rep --page source --csv --print-source sass >"$OUT/sass_B$1_L$2_K$3.csv" 2>&1
-echo "sass source page: $(wc -l <"$OUT/sass_B$1_L$2_K$3.csv") lines" >>"$LOG"
 cat "$LOG"

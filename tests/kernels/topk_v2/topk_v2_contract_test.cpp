@@ -301,6 +301,16 @@ TEST(TopkV2Dispatch, SmallGridsTakeTheOneCtaPerSmKernelAndLongRowsTheStage) {
   EXPECT_EQ(t::decide(s, 1, 4096, false).wide, DSV4_TOPK_SMALL_GRID_WIDE != 0);
   EXPECT_EQ(t::decide(s, s.sm_count, 4096, false).wide, DSV4_TOPK_SMALL_GRID_WIDE != 0);
   EXPECT_FALSE(t::decide(s, s.sm_count + 1, 4096, false).wide);
+  t::Sizing pool = s;  // a pool launch's main kernel shares the SMs with the pool: never wide
+  pool.force = DSV4_PATH_POOL;
+  EXPECT_FALSE(t::decide(pool, 1, 4096, false).wide);
+  pool.force = DSV4_PATH_AUTO;
+  pool.cluster_ok = true;
+  pool.C16 = 0;
+  pool.P = 2;
+  const t::Decision auto_pool = t::decide(pool, 4, pool.floor(4) + 1LL, false);
+  EXPECT_EQ(auto_pool.kernel, DSV4_PATH_POOL);
+  EXPECT_FALSE(auto_pool.wide);
   EXPECT_FALSE(t::decide(s, 1, 2LL * s.r4, false).stage);
   EXPECT_TRUE(t::decide(s, 1, 2LL * s.r4 + 1, false).stage);
 }

@@ -85,8 +85,9 @@ TEST(TopkV2Keys, SpecLandmarks) {
 // stage_guess_target; the rest of the rule (highest bin whose sample suffix reaches the target,
 // elements past the sample with bin >= g staged) is restated here. With the earlier rule (150 %
 // of K, no margin) about 1 normal row in 500-1500 at L = 131072, K = 512 falls back, too rare for
-// these 400 rows; with 125 % and no margin (DSV4_TOPK_STAGE_TARGET_PCT=125 DSV4_TOPK_STAGE_MARGIN_SIGMA=0)
-// rows falls back, with 125 % and no margin 9 of them; docs/performance.md quotes the rates.
+// these 400 rows; with 125 % and no margin (DSV4_TOPK_STAGE_TARGET_PCT=125
+// DSV4_TOPK_STAGE_MARGIN_SIGMA=0) 9 of them fall back and the test fails; docs/performance.md
+// quotes the rates.
 TEST(TopkV2Keys, StageGuessDoesNotFallBackOnNormalRows) {
   constexpr int kSample = 2048 * 4, kCap = 8192, kBins = 4096, kTop = kBins - 1;
   std::mt19937 g(2026);
