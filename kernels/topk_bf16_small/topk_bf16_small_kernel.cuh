@@ -8,12 +8,13 @@
 namespace dsv4::ours::bf16 {
 
 SIMT_KERNEL void SIMT_LAUNCH_BOUNDS(kThreads, kMinCtasPerSm) topk_bf16_small_kernel(Params p) {
-  SIMT_SHARED(unsigned, hist, [512]);  // [0,256): high byte of D; [256,512): low byte
+  SIMT_SHARED(unsigned, hist, [512 + 32]);  // [0,256): high byte of D; [256,512): low byte;
+                                            // [512,544): per-lane dump (never read)
   SIMT_SHARED(int, stage, [kMaxK]);
   SIMT_SHARED(unsigned, cursor, );     // packed census (gt << 16 | eq)
   SIMT_SHARED(int, tcache, [kTableCache]);  // page-table prefetch (output gather from shared)
   const int tx = threadIdx.x;
-  for (int i = tx; i < 512; i += kThreads) hist[i] = 0u;
+  for (int i = tx; i < 512 + 32; i += kThreads) hist[i] = 0u;
   if (tx == 0) cursor = 0u;
 
   SIMT_PDL_WAIT();  // nothing global is touched before this (spec README §4 PDL)
@@ -97,7 +98,8 @@ SIMT_KERNEL void SIMT_LAUNCH_BOUNDS(kThreads, kMinCtasPerSm) topk_bf16_small_ker
   DSV4_IDX_UNROLL
   for (int l = 0; l < kLanesPerThread; ++l) {
     const uint32_t d = key_at(kw, l);
-    if (d != 0u) atomicAdd(&hist[d >> 8], 1u);
+    if (DSV4_BF16_BRANCHLESS_PASSES >= 1) atomicAdd(&hist[d != 0u ? (d >> 8) : 512u + (tx & 31)], 1u);
+    else if (d != 0u) atomicAdd(&hist[d >> 8], 1u);
   }
 #if !DSV4_FAULT_BF16_NO_HIST_BARRIER  // planted: the pivot search reads a histogram being built
   __syncthreads();
@@ -115,7 +117,10 @@ SIMT_KERNEL void SIMT_LAUNCH_BOUNDS(kThreads, kMinCtasPerSm) topk_bf16_small_ker
     DSV4_IDX_UNROLL
     for (int l = 0; l < kLanesPerThread; ++l) {
       const uint32_t d = key_at(kw, l);
-      if (d != 0u && (d >> 8) == hi_bin) atomicAdd(&hist[256 + (d & 0xFFu)], 1u);
+      const bool match = d != 0u && (d >> 8) == hi_bin;
+      if (DSV4_BF16_BRANCHLESS_PASSES >= 2)
+        atomicAdd(&hist[match ? 256u + (d & 0xFFu) : 512u + (tx & 31)], match ? 1u : 0u);
+      else if (match) atomicAdd(&hist[256 + (d & 0xFFu)], 1u);
     }
   }
   __syncthreads();

@@ -51,6 +51,15 @@ constexpr int kTableCache = 2048;
 #ifndef DSV4_BF16_ABLATE
 #define DSV4_BF16_ABLATE 0
 #endif
+// Histogram passes without a divergent branch per lane (the warm profile, docs/performance.md,
+// fourth pass: each of the 32 lanes per thread paid a branch, a reconvergence point and a shared
+// base recomputation around its atomic). 1 = pass 1 counts every lane, padding lanes (key 0) into
+// a per-lane dump slot; 2 = also pass 2, non-matching lanes adding 0 to their dump slot; 0 = the
+// per-lane branches. Measured on the H200 2026-11-29 (docs/performance.md, fifth pass): 2 is 6-8 %
+// faster at B <= 64 (B=1 k=512 10.3 -> 9.5 us) and within +-2 % at B=512; 1 loses 21 % at B=512.
+#ifndef DSV4_BF16_BRANCHLESS_PASSES
+#define DSV4_BF16_BRANCHLESS_PASSES 2
+#endif
 constexpr int kTableSlots = (kTableCache + kThreads - 1) / kThreads;  // per thread
 static_assert(kThreads % 32 == 0 && kThreads >= 32 && kThreads <= 1024, "bad bf16 block size");
 

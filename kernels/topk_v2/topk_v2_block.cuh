@@ -18,6 +18,7 @@ struct Smem {
   int sel_cnt, tie_cnt, eq_taken;
   int base_sel, base_tie, flag;
   int stage_cnt;                // StagedSrc: elements offered to the stage (may exceed kStageCap)
+  int bcast[3];                 // cluster: rank 0's threshold (t, above, hist[t]) for every rank
 };
 
 // One CTA (NR = 1) or one cluster of NR CTAs: barrier and access to rank 0's shared memory.
@@ -27,12 +28,14 @@ struct Team {
   SIMT_DEVICE void sync() { cl.sync(); }
   SIMT_DEVICE int rank() { return static_cast<int>(cl.block_rank()); }
   SIMT_DEVICE Smem* r0(Smem* p) { return cl.map_shared_rank(p, 0); }
+  SIMT_DEVICE Smem* at(Smem* p, int r) { return cl.map_shared_rank(p, r); }
 };
 template <>
 struct Team<1> {
   SIMT_DEVICE void sync() { __syncthreads(); }
   SIMT_DEVICE int rank() { return 0; }
   SIMT_DEVICE Smem* r0(Smem* p) { return p; }
+  SIMT_DEVICE Smem* at(Smem* p, int) { return p; }
 };
 
 static_assert(kWarps <= 32, "find_threshold sums the warp totals inside one warp");

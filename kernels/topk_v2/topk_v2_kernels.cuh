@@ -134,6 +134,7 @@ SIMT_KERNEL void SIMT_LAUNCH_BOUNDS(kThreads, NR == 16 ? 1 : 2) topk_cluster_ker
   SIMT_PDL_WAIT();
   SIMT_PDL_TRIGGER();
   if (!a.early_read) n = read_len(a, b);
+  if (DSV4_TOPK_ABLATE == 1) return;
   const bool elected = rank == b % NR;
   RowWin w;
   long long bad = 0;

@@ -52,8 +52,9 @@ constexpr float kStageMarginSigma = DSV4_TOPK_STAGE_MARGIN_SIGMA;
 #endif
 constexpr int kPairRankMax = kThreads < DSV4_TOPK_PAIR_RANK_MAX ? kThreads : DSV4_TOPK_PAIR_RANK_MAX;
 // Timing-only phase cut (scripts/gpu/topk_v2_ab.sh variants; never in a test build: rows are left
-// unwritten): 1 = return after the row's length and window, 2 = after the histogram pass,
-// 3 = after the threshold search, 4 = after classification, 5 = before the output write.
+// unwritten): 1 = return after the row's length (and window), 2 = after the histogram pass,
+// 3 = after the threshold search, 4 = after classification, 5 = before the output write; cluster
+// rows also 6 = after folding the histograms into rank 0, 7 = after publishing the lists to rank 0.
 #ifndef DSV4_TOPK_ABLATE
 #define DSV4_TOPK_ABLATE 0
 #endif

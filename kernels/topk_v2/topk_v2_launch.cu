@@ -95,7 +95,10 @@ dsv4_result resolve_sizing(Sizing* out, dsv4_message* msg) {
     s.C16 = probe_max_active_clusters(16, 1, &v, &m) == DSV4_OK ? v : 0;
   }
   const bool b100 = p.cc_major == 10;
-  const int fs = p.cc_major == 9 ? 32768 : (b100 ? 24576 : INT_MAX);
+  // F(B) for B <= 15 on sm_90: 16384 (the spec's upstream default is 32768). Measured on the H200
+  // (docs/performance.md, fifth pass): rows in (16K, 32K] take 10.1 / 9.8 us on Cluster-16 vs
+  // 11.3 / 13.0 us single-CTA (B=1, L=24576 / 32768, k=512). sm_100 keeps the upstream value.
+  const int fs = p.cc_major == 9 ? 16384 : (b100 ? 24576 : INT_MAX);
   const int fl = p.cc_major == 9 ? 65536 : (b100 ? 30720 : INT_MAX);
   s.floor_small = or_default(cfg.cluster_floor_small, fs);
   s.floor_large = or_default(cfg.cluster_floor_large, fl);

@@ -61,19 +61,27 @@ SIMT_DEVICE void emit_selected(const CandSrc& ce, unsigned prefix, unsigned mask
   });
 }
 
-// All-pairs ranking of few staged candidates (<= kPairRankMax <= kThreads, no barrier): thread i
-// holds candidate i; its rank = #(larger key32) + #(equal key32 staged before it), a strict total
-// order, so exactly the r candidates of rank < r are selected (bit-identical values: any choice).
+// All-pairs ranking of few staged candidates (<= kPairRankMax <= kThreads, no barrier): candidate
+// i's rank = #(larger key32) + #(equal key32 staged before it), a strict total order, so exactly
+// the r candidates of rank < r are selected (bit-identical values: any choice). Each candidate
+// gets g lanes of one warp (g = the largest power of two <= 32 with g * cnt <= kThreads), each
+// lane compares a 1/g share of the list and a butterfly sums the shares: the serial chain is
+// cnt / g compares instead of cnt.
 SIMT_DEVICE void rank_pairs(Smem& sm, int cnt, int r) {
-  const int i = threadIdx.x;
-  if (i >= cnt) return;
-  const unsigned ki = sm.tie_key[i];
+  int g = 32;
+  while (g > 1 && g * cnt > kThreads) g >>= 1;
+  if ((static_cast<int>(threadIdx.x) & ~31) / g >= cnt) return;  // the whole warp is past cnt
+  const int i = static_cast<int>(threadIdx.x) / g, part = static_cast<int>(threadIdx.x) % g;
+  const bool live = i < cnt;
+  const unsigned ki = live ? sm.tie_key[i] : 0u;
   int rank = 0;
-  for (int j = 0; j < cnt; ++j) {
-    const unsigned kj = sm.tie_key[j];
-    rank += (kj > ki || (kj == ki && j < i)) ? 1 : 0;
-  }
-  if (rank < r) push_sel(sm, sm.tie_pos[i]);
+  if (live)
+    for (int j = part; j < cnt; j += g) {
+      const unsigned kj = sm.tie_key[j];
+      rank += (kj > ki || (kj == ki && j < i)) ? 1 : 0;
+    }
+  for (int d = g >> 1; d > 0; d >>= 1) rank += __shfl_xor_sync(0xFFFFFFFFu, rank, d);
+  if (live && part == 0 && rank < r) push_sel(sm, sm.tie_pos[i]);
 }
 
 // Ranks != 0 append their sel (and tie) lists to rank 0's, on ranges reserved atomically.
@@ -82,12 +90,13 @@ SIMT_DEVICE void publish(Smem& sm, Team<NR>& tm, bool with_ties) {
   if (NR == 1 || tm.rank() == 0) return;
   Smem* r0 = tm.r0(&sm);
   __syncthreads();
-  if (threadIdx.x == 0) {
+  if (threadIdx.x == 0) {  // the two reservations from two warps: their round trips overlap
     const int ms = sm.sel_cnt < kMaxTopK ? sm.sel_cnt : kMaxTopK;
-    const int mt = sm.tie_cnt < kTieStage ? sm.tie_cnt : kTieStage;
     sm.base_sel = ms > 0 ? atomicAdd(&r0->sel_cnt, ms) : 0;
-    sm.base_tie = with_ties && mt > 0 ? atomicAdd(&r0->tie_cnt, mt) : 0;
     sm.sel_cnt = ms;
+  } else if (threadIdx.x == 32) {
+    const int mt = sm.tie_cnt < kTieStage ? sm.tie_cnt : kTieStage;
+    sm.base_tie = with_ties && mt > 0 ? atomicAdd(&r0->tie_cnt, mt) : 0;
     sm.tie_cnt = with_ties ? mt : 0;
   }
   __syncthreads();
@@ -124,18 +133,33 @@ SIMT_DEVICE void select_row(const Args& a, int b, const RowWin& w, Src& src, Sme
       for (int i = threadIdx.x; i < kBins; i += kThreads)
         if (sm.hist[i] != 0) atomicAdd(&r0->hist[i], sm.hist[i]);
     tm.sync();
+    if (DSV4_TOPK_ABLATE == 6) return;
   }
-  // 2. threshold bin
-  const int* gh = r0->hist;
-  const int nv = w.nvec * 4 - gh[kTop];
+  // 2. threshold bin, searched in one CTA's shared memory: a cluster's rank 0 searches the folded
+  // histogram and hands (t, above, hist[t]) to every rank (all ranks reading rank 0's histogram
+  // remotely cost ~2 us on the H200: docs/performance.md, fifth pass)
   int t = -1, above = 0, r = 0, ht = 0;
-  if (nv > a.K) {
-    find_threshold(gh, kTop, a.K, sm, &t, &above);
-    r = a.K - above;
-    ht = gh[t];
+  if (NR == 1 || rank == 0) {
+    if (w.nvec * 4 - sm.hist[kTop] > a.K) {  // more non-NaN lanes than K
+      find_threshold(sm.hist, kTop, a.K, sm, &t, &above);
+      ht = sm.hist[t];
+    }
   }
+  if (NR > 1) {
+    if (rank == 0 && static_cast<int>(threadIdx.x) < NR) {
+      Smem* d = tm.at(&sm, static_cast<int>(threadIdx.x));
+      d->bcast[0] = t;
+      d->bcast[1] = above;
+      d->bcast[2] = ht;
+    }
+    tm.sync();
+    t = sm.bcast[0];
+    above = sm.bcast[1];
+    ht = sm.bcast[2];
+  }
+  if (t >= 0) r = a.K - above;
   if constexpr (kStaged) src.decide(sm, t);
-  if (NR == 1 && DSV4_TOPK_ABLATE == 3) return;
+  if (DSV4_TOPK_ABLATE == 3) return;
   const bool take_all = t < 0 || r >= ht;
   const bool stage = !take_all && (DSV4_FAULT_TOPK_TIE_CAP_2048 || ht <= a.tie_cap);
   // 3. classify by recomputed bin: ABOVE (and all candidates when they all fit) -> sel
@@ -152,7 +176,7 @@ SIMT_DEVICE void select_row(const Args& a, int b, const RowWin& w, Src& src, Sme
     }
   });
   __syncthreads();
-  if (NR == 1 && DSV4_TOPK_ABLATE == 4) return;
+  if (DSV4_TOPK_ABLATE == 4) return;
   // 4. threshold bin too large to stage: exact radix refinement over the row, all ranks
   if (!take_all && !stage) {
     const BinSrc<Src, W> bins{&src, t};
@@ -165,7 +189,7 @@ SIMT_DEVICE void select_row(const Args& a, int b, const RowWin& w, Src& src, Sme
   if (NR > 1) {
     publish<NR>(sm, tm, stage);
     tm.sync();
-    if (rank != 0) return;
+    if (rank != 0 || DSV4_TOPK_ABLATE == 7) return;
   }
   // 5. staged candidates: rank 0 alone ranks them exactly (few: all-pairs, else radix select)
   const int staged = sm.tie_cnt < kTieStage ? sm.tie_cnt : kTieStage;

@@ -7,7 +7,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/../.." || exit 1
 export PATH="/usr/local/cuda/bin:$PATH"
 AB_FLAGS=(-std=c++20 -O3 -arch="${ARCH:-sm_90a}" -lineinfo --expt-relaxed-constexpr -I. -Iinclude
           -DDSV4_TOPK_BLOCK_THREADS=1024 -DDSV4_BF16_BLOCK_THREADS=512)
-AB_PRE="$PWD/.ab-bin"
+AB_PRE="${AB_PRE:-$PWD/.ab-bin}"  # prebuilt binaries (override: another folder, also carried)
 AB_COMMON_SRCS=(kernels/common/validate.cu kernels/common/status_host.cu kernels/common/capabilities.cu
                 kernels/occupancy_probe/occupancy_probe.cu)
 AB_TOPK_SRCS=("${AB_COMMON_SRCS[@]}" kernels/topk_v2/topk_v2_launch.cu kernels/topk_v2/topk_v2_entry.cu)

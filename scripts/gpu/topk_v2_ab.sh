@@ -15,8 +15,13 @@ SRCS=("${AB_TOPK_SRCS[@]}" "$AB_TOPK_SMOKE")
 # Variants of new: name=flags (several flags joined by commas; name=@REV,flags builds the variant
 # with kernels/topk_v2 as of REV, e.g. an experiment branch), from $AB_VARIANTS (default below).
 # AB_RUNS=1: base and new timed once instead of twice.
-VARIANTS=${AB_VARIANTS:-"mb1=-DDSV4_TOPK_MAIN_MIN_BLOCKS=1 t200=-DDSV4_TOPK_STAGE_TARGET_PCT=200 p128=-DDSV4_TOPK_PAIR_RANK_MAX=128"}
-read -r -a VN <<<"$(ab_names "$VARIANTS")"
+# AB_ONE="B:L:K:path ...": after the timings, every binary (base, new, the variants and the
+# $AB_ONE_VARIANTS, which are built but not --timing-run: e.g. phase cuts) times these configs
+# with `--one B L K 50 path` (path: a forced dsv4_path, 0 = auto); one table, configs x binaries.
+TVARIANTS=${AB_VARIANTS:-"mb1=-DDSV4_TOPK_MAIN_MIN_BLOCKS=1 t200=-DDSV4_TOPK_STAGE_TARGET_PCT=200 p128=-DDSV4_TOPK_PAIR_RANK_MAX=128"}
+VARIANTS=$(echo $TVARIANTS ${AB_ONE_VARIANTS:-})
+read -r -a VN <<<"$(ab_names "$TVARIANTS")"
+read -r -a ONE_VN <<<"$(ab_names "${AB_ONE_VARIANTS:-}")"
 BIN=/tmp/ab_bin
 build_all() {  # -> $BIN/ab_{new,base,<variant>}, $BIN/ptxas_new.txt
   local base=/tmp/topk_ab_base kv
@@ -37,9 +42,12 @@ LOG="$OUT/ab.txt"
 ab_prepare ab "$LOG" "${1:-}"
 cp "$BIN/ptxas_new.txt" "$OUT/ptxas_new.txt"
 rc=0
-echo "== new --quick smoke (every forced path, families 0/3/6)" >>"$LOG"
-timeout 70 $BIN/ab_new --quick >"$OUT/new_quick.txt" 2>&1 || rc=1
-grep -c '^PASS' "$OUT/new_quick.txt" >>"$LOG"; grep -E '^FAIL|failing' "$OUT/new_quick.txt" | head -20 >>"$LOG"
+# AB_QUICK=0 skips the smoke, AB_RUNS=0 the --timing runs (e.g. for AB_ONE alone).
+if [ "${AB_QUICK:-1}" != 0 ]; then
+  echo "== new --quick smoke (every forced path, families 0/3/6)" >>"$LOG"
+  timeout 70 $BIN/ab_new --quick >"$OUT/new_quick.txt" 2>&1 || rc=1
+  grep -c '^PASS' "$OUT/new_quick.txt" >>"$LOG"; grep -E '^FAIL|failing' "$OUT/new_quick.txt" | head -20 >>"$LOG"
+fi
 T=/tmp/abt; mkdir -p $T
 for i in $(seq 1 "${AB_RUNS:-2}"); do
   for v in base new "${VN[@]}"; do
@@ -52,5 +60,22 @@ for i in $(seq 1 "${AB_RUNS:-2}"); do
 done
 python3 scripts/gpu/ab_table.py topk "$T" "${VN[@]}" >>"$LOG"
 grep -H failing "$T"/t_*.txt >>"$LOG"
+if [ -n "${AB_ONE:-}" ]; then
+  ALL=(base new "${VN[@]}" "${ONE_VN[@]}")
+  { echo; echo "== --one timings (us; path 0 = auto, 5 = cluster8, 6 = cluster16; -1 = failed or not built)"
+    printf '| B:L:K:path |'; printf ' %s |' "${ALL[@]}"; echo
+    printf '|---|'; printf -- '---:|%.0s' "${ALL[@]}"; echo
+    for c in $AB_ONE; do
+      IFS=: read -r b l k p <<<"$c"
+      printf '| %s |' "$c"
+      for v in "${ALL[@]}"; do
+        us=-1
+        [ -x $BIN/ab_$v ] && [ $SECONDS -lt 540 ] &&
+          us=$(timeout 20 $BIN/ab_$v --one "$b" "$l" "$k" 50 "$p" 2>/dev/null | awk -F'|' '/^\| /{gsub(/ /,"",$6); print $6}')
+        printf ' %s |' "${us:--1}"
+      done
+      echo
+    done; } >>"$LOG"
+fi
 cat "$LOG"; cat "$OUT/ptxas_new.txt"
 exit $rc

@@ -314,3 +314,29 @@ TEST(TopkV2Dispatch, SmallGridsTakeTheOneCtaPerSmKernelAndLongRowsTheStage) {
   EXPECT_FALSE(t::decide(s, 1, 2LL * s.r4, false).stage);
   EXPECT_TRUE(t::decide(s, 1, 2LL * s.r4 + 1, false).stage);
 }
+
+// The sm_90 cluster floors (§5.4 tunable F(B)): rows longer than Register4 go to the clusters at
+// B <= 15 (16384, lowered from the spec's upstream 32768 after the H200 measurement in
+// docs/performance.md, fifth pass), at B > 15 above 65536. The CPU backend's virtual device is an
+// sm_90 part unless configured otherwise.
+TEST(TopkV2Dispatch, Sm90ClusterFloors) {
+  Cfg cfg;
+  cfg.apply();
+  namespace t = dsv4::ours::topk;
+  t::Sizing s;
+  dsv4_message m{};
+  ASSERT_EQ(t::resolve_sizing(&s, &m), DSV4_OK) << m.text;
+  ASSERT_EQ(s.cc_major, 9);
+  EXPECT_EQ(s.floor(1), 16384);
+  EXPECT_EQ(s.floor(15), 16384);
+  EXPECT_EQ(s.floor(16), 65536);
+  s.cluster_ok = true;  // the H200's answers: C16 = 7, P = 30
+  s.C16 = 7;
+  s.P = 30;
+  EXPECT_EQ(t::decide(s, 1, 16384, false).kernel, DSV4_PATH_REGISTER4);
+  EXPECT_EQ(t::decide(s, 1, 16385, false).kernel, DSV4_PATH_CLUSTER16);
+  EXPECT_EQ(t::decide(s, 7, 32768, false).kernel, DSV4_PATH_CLUSTER16);
+  EXPECT_EQ(t::decide(s, 8, 24576, false).kernel, DSV4_PATH_CLUSTER8);
+  EXPECT_EQ(t::decide(s, 16, 32768, false).kernel, DSV4_PATH_REGISTER4);  // main kernel, Streaming rows
+  EXPECT_EQ(t::decide(s, 16, 65537, false).kernel, DSV4_PATH_CLUSTER8);
+}

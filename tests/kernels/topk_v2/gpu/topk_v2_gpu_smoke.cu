@@ -167,10 +167,12 @@ int main(int argc, char** argv) {
   const bool quick = argc > 1 && std::string(argv[1]) == "--quick";
   const bool timing_only = argc > 1 && std::string(argv[1]) == "--timing";
   int fails = 0;
-  if (argc == 6 && std::string(argv[1]) == "--one") {  // --one B L K reps: one timed config (profilers)
+  // --one B L K reps [path]: one timed config (profilers; path = a forced dsv4_path, default auto)
+  if ((argc == 6 || argc == 7) && std::string(argv[1]) == "--one") {
     double us = -1;
-    const bool ok = run_case(std::atoi(argv[2]), std::atoi(argv[3]), std::atoi(argv[4]), 0, 0, 7, &us, std::atoi(argv[5]));
-    std::printf("| %s | %s | %s | %.1f |\n", argv[2], argv[3], argv[4], us);
+    const int path = argc == 7 ? std::atoi(argv[6]) : 0;
+    const bool ok = run_case(std::atoi(argv[2]), std::atoi(argv[3]), std::atoi(argv[4]), 0, path, 7, &us, std::atoi(argv[5]));
+    std::printf("| %s | %s | %s | %d | %.1f |\n", argv[2], argv[3], argv[4], path, us);
     return ok ? 0 : 1;
   }
   struct Shape { int B, L; };
