@@ -116,6 +116,89 @@ struct RegSrc {
   }
 };
 
+// Register4-sized row held in dynamic shared memory (`buf`: VPT * kThreads float4; the lean
+// instantiation of the main kernel, DSV4_TOPK_LEAN_R4): loaded once, VPT vectors in flight per
+// thread, each thread reads back only the vectors it wrote (no barrier). Classified by bit masks
+// (select_row step 3): with a bound `lo` (the threshold bin's first key), one key compare per
+// element marks the few lanes that can be ABOVE or CANDIDATE and only those are classified.
+template <int VPT>
+struct SmemSrc {
+  static constexpr bool kKeyClassified = false;
+  static constexpr bool kMasked = true;
+  static_assert(VPT * 4 <= 32, "one 32-bit mask per thread");
+  float4* buf;
+  int nvec = 0, head = 0;
+  SIMT_DEVICE void load(const RowWin& w) {
+    nvec = w.nvec;
+    head = w.head;
+    float x[VPT][4];
+#pragma unroll
+    for (int j = 0; j < VPT; ++j) {
+      const int v = threadIdx.x + j * kThreads;
+      if (v < nvec) load_vec(w, v, x[j]);
+    }
+#pragma unroll
+    for (int j = 0; j < VPT; ++j) {
+      const int v = threadIdx.x + j * kThreads;
+      if (v < nvec) buf[v] = make_float4(x[j][0], x[j][1], x[j][2], x[j][3]);
+    }
+  }
+  SIMT_DEVICE float lane(int bit) const {  // lane `bit` (4 j + c) of this thread's vectors
+    return reinterpret_cast<const float*>(buf)[(threadIdx.x + (bit >> 2) * kThreads) * 4 + (bit & 3)];
+  }
+  template <class F>
+  SIMT_DEVICE void each(F&& f) const {
+#pragma unroll
+    for (int j = 0; j < VPT; ++j) {
+      const int v = threadIdx.x + j * kThreads;
+      if (v < nvec) {
+        const float4 q = buf[v];
+        f(v * 4 - head, q.x);
+        f(v * 4 + 1 - head, q.y);
+        f(v * 4 + 2 - head, q.z);
+        f(v * 4 + 3 - head, q.w);
+      }
+    }
+  }
+  // ABOVE / CANDIDATE masks of this thread's lanes under `cls`; lo != 0: only lanes with
+  // key32 >= lo are classified (a superset of ABOVE and CANDIDATE, bins being monotone in key
+  // order; positive NaNs pass and cls drops them).
+  template <class C>
+  SIMT_DEVICE void masks(const C& cls, unsigned lo, unsigned* above, unsigned* cand) const {
+    unsigned maybe = 0;
+#pragma unroll
+    for (int j = 0; j < VPT; ++j) {
+      const int v = threadIdx.x + j * kThreads;
+      if (v < nvec) {
+        const float4 q = buf[v];
+        maybe |= (key32(q.x) >= lo ? 1u : 0u) << (4 * j);
+        maybe |= (key32(q.y) >= lo ? 1u : 0u) << (4 * j + 1);
+        maybe |= (key32(q.z) >= lo ? 1u : 0u) << (4 * j + 2);
+        maybe |= (key32(q.w) >= lo ? 1u : 0u) << (4 * j + 3);
+      }
+    }
+    unsigned a = 0, m = 0;
+    for (unsigned mm = maybe; mm != 0; mm &= mm - 1) {
+      const int bit = __ffs(static_cast<int>(mm)) - 1;
+      const int r = cls(lane(bit));
+      a |= (r == kAbove ? 1u : 0u) << bit;
+      m |= (r == kCand ? 1u : 0u) << bit;
+    }
+    *above = a;
+    *cand = m;
+  }
+  SIMT_DEVICE int pos_of(int bit) const {
+    return (threadIdx.x + (bit >> 2) * kThreads) * 4 + (bit & 3) - head;
+  }
+  template <class F>
+  SIMT_DEVICE void each_in(unsigned mask, F&& f) const {  // f(pos, x) for the lanes of `mask`
+    for (unsigned m = mask; m != 0; m &= m - 1) {
+      const int bit = __ffs(static_cast<int>(m)) - 1;
+      f(pos_of(bit), lane(bit));
+    }
+  }
+};
+
 // Streaming row: every pass re-reads global memory, kStreamBatch vectors in flight per thread.
 // NR = 1 may be restricted to the vectors [vb, ve) (the staged source's sample and rest).
 template <int NR>
@@ -176,6 +259,25 @@ struct BinSrc {
 SIMT_DEVICE void push_sel(Smem& sm, int pos) {
   const int i = atomicAdd(&sm.sel_cnt, 1);
   if (i < kMaxTopK) sm.sel[i] = pos;
+}
+
+// push_sel of the lanes in each thread's `mask` (a masked source's bits): one reservation per
+// warp after a warp scan of the counts. Every lane of the warp calls it.
+template <class Src>
+SIMT_DEVICE void push_sel_mask(Smem& sm, const Src& src, unsigned mask) {
+  const int lane = threadIdx.x & 31;
+  const int cnt = __popc(mask);
+  int incl = cnt;
+#pragma unroll
+  for (int d = 1; d < 32; d <<= 1) {
+    const int y = __shfl_up_sync(0xFFFFFFFFu, incl, d);
+    if (lane >= d) incl += y;
+  }
+  int base = 0;
+  if (lane == 31 && incl > 0) base = atomicAdd(&sm.sel_cnt, incl);
+  int i = __shfl_sync(0xFFFFFFFFu, base, 31) + incl - cnt;
+  for (unsigned m = mask; m != 0; m &= m - 1, ++i)
+    if (i < kMaxTopK) sm.sel[i] = src.pos_of(__ffs(static_cast<int>(m)) - 1);
 }
 
 }  // namespace dsv4::ours::topk

@@ -38,6 +38,8 @@ struct Decision {
   int floor = 0;
   bool stage = false;  // the main kernel carries the Streaming stage (kStageBytes dynamic smem)
   bool wide = false;   // the main kernel in its 1-CTA/SM instantiation: B <= SMs, no pool
+  bool lean = false;   // the Register4-capable main kernel without the stage holds Register4 rows
+                       // in dynamic shared memory (DSV4_TOPK_LEAN_R4, kLeanBytes)
 };
 Decision decide(const Sizing& s, long long B, long long L, bool ragged);
 

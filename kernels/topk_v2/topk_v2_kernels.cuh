@@ -40,11 +40,17 @@ SIMT_DEVICE int single_path(const Args& a, const RowWin& w, bool allow_r4) {
 }
 
 // Streaming reads the row once (StagedSrc) when the launch carries the stage (a.stage: kStageBytes
-// of dynamic shared memory; only kernels instantiated with kStage may), else twice.
-template <bool kStage>
+// of dynamic shared memory; only kernels instantiated with kStage may), else twice. kLean: the
+// launch's dynamic buffer holds Register4 rows (SmemSrc, lean classification) instead of registers.
+template <bool kStage, bool kLean = false>
 SIMT_DEVICE void run_single(const Args& a, int b, const RowWin& w, int path, Smem& sm) {
   Team<1> tm;
-  if (path == DSV4_PATH_REGISTER2) {
+  if (kLean && path == DSV4_PATH_REGISTER4) {
+    SIMT_DYN_SHARED(int, rowbuf);
+    SmemSrc<4> s{reinterpret_cast<float4*>(rowbuf)};
+    s.load(w);
+    select_row<1, kBitsSingle>(a, b, w, s, sm, tm);
+  } else if (path == DSV4_PATH_REGISTER2) {
     RegSrc<2> s;
     s.load(w);
     select_row<1, kBitsSingle>(a, b, w, s, sm, tm);
@@ -102,8 +108,9 @@ SIMT_DEVICE bool owned_by_pool(const Args& a, int b, int n) {
 
 // kStage: launched with the Streaming stage (a.stage = 1, kStageBytes of dynamic shared memory);
 // a separate instantiation so that launches without it keep the smaller kernel. kMinBlocks: the
-// launch bounds' CTAs/SM (1 for grids of at most one CTA per SM, Decision::wide).
-template <bool kR4, bool kStage, int kMinBlocks = DSV4_TOPK_MAIN_MIN_BLOCKS>
+// launch bounds' CTAs/SM (1 for grids of at most one CTA per SM, Decision::wide). kLean: launched
+// with kStageBytes of dynamic shared memory holding Register4 rows (Decision::lean).
+template <bool kR4, bool kStage, int kMinBlocks = DSV4_TOPK_MAIN_MIN_BLOCKS, bool kLean = false>
 SIMT_KERNEL void SIMT_LAUNCH_BOUNDS(kThreads, kMinBlocks) topk_main_kernel(Args a) {
   SIMT_SHARED(Smem, sm, );
   const int b = blockIdx.x;
@@ -116,7 +123,7 @@ SIMT_KERNEL void SIMT_LAUNCH_BOUNDS(kThreads, kMinBlocks) topk_main_kernel(Args 
   RowWin w;
   if (finish_simple_row(a, b, n, &w)) return;
   if (DSV4_TOPK_ABLATE == 1) return;
-  run_single<kStage>(a, b, w, single_path(a, w, kR4), sm);
+  run_single<kStage, kLean>(a, b, w, single_path(a, w, kR4), sm);
 }
 
 // Small-batch cluster kernel, grid (B * NR), one cluster per row. The elected rank b mod NR

@@ -51,6 +51,11 @@ constexpr float kStageMarginSigma = DSV4_TOPK_STAGE_MARGIN_SIGMA;
 #define DSV4_TOPK_PAIR_RANK_MAX 256
 #endif
 constexpr int kPairRankMax = kThreads < DSV4_TOPK_PAIR_RANK_MAX ? kThreads : DSV4_TOPK_PAIR_RANK_MAX;
+// The all-pairs ranking with several lanes per candidate (rank_pairs<true>): 0 = never, 1 = on
+// cluster rows (10-bit threshold bins: ~100-250 candidates), 2 = on every row.
+#ifndef DSV4_TOPK_PAIR_LANES
+#define DSV4_TOPK_PAIR_LANES 1
+#endif
 // Timing-only phase cut (scripts/gpu/topk_v2_ab.sh variants; never in a test build: rows are left
 // unwritten): 1 = return after the row's length (and window), 2 = after the histogram pass,
 // 3 = after the threshold search, 4 = after classification, 5 = before the output write; cluster
@@ -86,6 +91,14 @@ static_assert(kStreamBatch >= 1 && kStreamBatch <= 8, "stream batch 1..8");
 #ifndef DSV4_TOPK_SMALL_GRID_WIDE
 #define DSV4_TOPK_SMALL_GRID_WIDE 1
 #endif
+// Launches whose rows fit Register4 (L in (Register2, Register4], no stage) hold those rows in
+// kLeanBytes of dynamic shared memory instead of registers and classify them lean (SmemSrc: one
+// key compare per element against the threshold bin's first key, then only the marked lanes).
+// Measured on the H200 (docs/performance.md, fifth pass). 0 = register rows.
+#ifndef DSV4_TOPK_LEAN_R4
+#define DSV4_TOPK_LEAN_R4 1
+#endif
+constexpr int kLeanBytes = kRegister4Max * 4;
 static_assert(kThreads % 32 == 0 && kThreads >= 64, "block size must be whole warps");
 
 SIMT_HD unsigned f32_bits(float x) {

@@ -134,7 +134,8 @@ bool use_stage(const Sizing& s, long long L) {
   return s.force == DSV4_PATH_STREAMING || L > 2LL * s.r4;
 }
 
-Decision decide(const Sizing& s, long long B, long long L, bool ragged) {
+namespace {
+Decision decide_kernel(const Sizing& s, long long B, long long L, bool ragged) {
   Decision d;
   d.stage = use_stage(s, L);
   d.wide = DSV4_TOPK_SMALL_GRID_WIDE && B <= s.sm_count;
@@ -168,6 +169,13 @@ Decision decide(const Sizing& s, long long B, long long L, bool ragged) {
   else if (s.P > 0) { d.kernel = DSV4_PATH_POOL; d.pool_clusters = s.P; d.wide = false; }
   return d;
 }
+}  // namespace
+
+Decision decide(const Sizing& s, long long B, long long L, bool ragged) {
+  Decision d = decide_kernel(s, B, L, ragged);
+  d.lean = DSV4_TOPK_LEAN_R4 && !d.stage && (d.kernel == DSV4_PATH_REGISTER4 || d.kernel == DSV4_PATH_POOL);
+  return d;
+}
 
 dsv4_result launch_plan(const Sizing& s, const int* seq_lens, int B, int* meta, int static_threshold,
                         void* stream, dsv4_message* msg) {
@@ -192,21 +200,26 @@ dsv4_result launch_plan(const Sizing& s, const int* seq_lens, int B, int* meta, 
 
 // The main kernel without the pool: its 1-CTA/SM instantiation for wide launches. The CPU build
 // has no launch bounds (the instantiations would be the same code): one kernel there.
-template <bool kR4, bool kStage>
+template <bool kR4, bool kStage, bool kLean = false>
 auto main_kernel(bool wide) {
 #if defined(__CUDACC__)
-  if (wide) return &topk_main_kernel<kR4, kStage, 1>;
+  if (wide) return &topk_main_kernel<kR4, kStage, 1, kLean>;
 #else
   (void)wide;
 #endif
-  return &topk_main_kernel<kR4, kStage>;
+  return &topk_main_kernel<kR4, kStage, DSV4_TOPK_MAIN_MIN_BLOCKS, kLean>;
 }
 
 // The Register4-capable main kernel (grid B): with the Streaming stage in dynamic shared memory
-// when d.stage (a separate instantiation), in its 1-CTA/SM instantiation when d.wide.
+// when d.stage (a separate instantiation), with Register4 rows there when d.lean (another), in
+// its 1-CTA/SM instantiation when d.wide.
 simt::rt::error_t launch_main_r4(Args a, const Decision& d, void* stream) {
   simt::rt::LaunchConfig c = base_config(a.B, 1, stream);
   a.stage = d.stage ? 1 : 0;
+  if (d.lean) {
+    c.dynamic_smem = kLeanBytes;
+    return simt::rt::launch(c, main_kernel<true, false, true>(d.wide), a);
+  }
   if (!d.stage) return simt::rt::launch(c, main_kernel<true, false>(d.wide), a);
   c.dynamic_smem = kStageBytes;
   return simt::rt::launch(c, main_kernel<true, true>(d.wide), a);

@@ -63,24 +63,36 @@ SIMT_DEVICE void emit_selected(const CandSrc& ce, unsigned prefix, unsigned mask
 
 // All-pairs ranking of few staged candidates (<= kPairRankMax <= kThreads, no barrier): candidate
 // i's rank = #(larger key32) + #(equal key32 staged before it), a strict total order, so exactly
-// the r candidates of rank < r are selected (bit-identical values: any choice). Each candidate
-// gets g lanes of one warp (g = the largest power of two <= 32 with g * cnt <= kThreads), each
-// lane compares a 1/g share of the list and a butterfly sums the shares: the serial chain is
-// cnt / g compares instead of cnt.
+// the r candidates of rank < r are selected (bit-identical values: any choice). kLanes: each
+// candidate gets g lanes of one warp (g = the largest power of two <= 32 with g * cnt <=
+// kThreads), each lane compares a 1/g share of the list and a butterfly sums the shares (the
+// serial chain is cnt / g compares); else one thread per candidate. DSV4_TOPK_PAIR_LANES picks
+// where kLanes is used (topk_v2_keys.cuh).
+template <bool kLanes>
 SIMT_DEVICE void rank_pairs(Smem& sm, int cnt, int r) {
-  int g = 32;
-  while (g > 1 && g * cnt > kThreads) g >>= 1;
-  if ((static_cast<int>(threadIdx.x) & ~31) / g >= cnt) return;  // the whole warp is past cnt
+  int g = 1;
+  if (kLanes) {
+    g = 32;
+    while (g > 1 && g * cnt > kThreads) g >>= 1;
+    if ((static_cast<int>(threadIdx.x) & ~31) / g >= cnt) return;  // the whole warp is past cnt
+  } else if (static_cast<int>(threadIdx.x) >= cnt) {
+    return;
+  }
   const int i = static_cast<int>(threadIdx.x) / g, part = static_cast<int>(threadIdx.x) % g;
   const bool live = i < cnt;
   const unsigned ki = live ? sm.tie_key[i] : 0u;
+  const auto before = [&](int j) {  // candidate j ranks before candidate i
+    const unsigned kj = sm.tie_key[j];
+    return (kj > ki || (kj == ki && j < i)) ? 1 : 0;
+  };
   int rank = 0;
-  if (live)
-    for (int j = part; j < cnt; j += g) {
-      const unsigned kj = sm.tie_key[j];
-      rank += (kj > ki || (kj == ki && j < i)) ? 1 : 0;
-    }
-  for (int d = g >> 1; d > 0; d >>= 1) rank += __shfl_xor_sync(0xFFFFFFFFu, rank, d);
+  if (live) {
+    int j = part;
+    for (; j + 3 * g < cnt; j += 4 * g) rank += before(j) + before(j + g) + before(j + 2 * g) + before(j + 3 * g);
+    for (; j < cnt; j += g) rank += before(j);
+  }
+  if (kLanes)
+    for (int d = g >> 1; d > 0; d >>= 1) rank += __shfl_xor_sync(0xFFFFFFFFu, rank, d);
   if (live && part == 0 && rank < r) push_sel(sm, sm.tie_pos[i]);
 }
 
@@ -166,15 +178,26 @@ SIMT_DEVICE void select_row(const Args& a, int b, const RowWin& w, Src& src, Sme
   // (each row source says whether it is classified by keys, Src::kKeyClassified)
   constexpr bool kByKey = !DSV4_FAULT_TOPK_LB_NO_ULP && !DSV4_FAULT_TOPK_NEGZERO_ABOVE && Src::kKeyClassified;
   const KeyClassifier kc(kByKey ? t : -1, W);
-  src.each([&](int pos, float x) {
-    const int c = kByKey ? kc(x) : classify(x, coarse_bin(x, W), t, W);
-    if (c == kAbove || (c == kCand && take_all)) {
-      push_sel(sm, pos);
-    } else if (c == kCand && stage) {
-      const int i = atomicAdd(&sm.tie_cnt, 1);
-      if (i < kTieStage) { sm.tie_key[i] = key32(x); sm.tie_pos[i] = pos; }
-    }
-  });
+  const auto cls = [&](float x) { return kByKey ? kc(x) : classify(x, coarse_bin(x, W), t, W); };
+  const auto stage_one = [&](int pos, float x) {
+    const int i = atomicAdd(&sm.tie_cnt, 1);
+    if (i < kTieStage) { sm.tie_key[i] = key32(x); sm.tie_pos[i] = pos; }
+  };
+  if constexpr (requires { requires Src::kMasked; }) {  // rows in shared memory: bit masks
+    // the prefilter bound: none when every non-NaN element is taken (t < 0) and under the planted
+    // boundary faults, whose classifier is not monotone in key order
+    constexpr bool kPrefilter = !DSV4_FAULT_TOPK_LB_NO_ULP && !DSV4_FAULT_TOPK_NEGZERO_ABOVE;
+    unsigned above = 0, cand = 0;
+    src.masks(cls, kPrefilter && t >= 0 ? bin_key_floor(t, W) : 0u, &above, &cand);
+    push_sel_mask(sm, src, take_all ? (above | cand) : above);
+    if (stage && cand != 0) src.each_in(cand, stage_one);
+  } else {
+    src.each([&](int pos, float x) {
+      const int c = cls(x);
+      if (c == kAbove || (c == kCand && take_all)) push_sel(sm, pos);
+      else if (c == kCand && stage) stage_one(pos, x);
+    });
+  }
   __syncthreads();
   if (DSV4_TOPK_ABLATE == 4) return;
   // 4. threshold bin too large to stage: exact radix refinement over the row, all ranks
@@ -194,7 +217,7 @@ SIMT_DEVICE void select_row(const Args& a, int b, const RowWin& w, Src& src, Sme
   // 5. staged candidates: rank 0 alone ranks them exactly (few: all-pairs, else radix select)
   const int staged = sm.tie_cnt < kTieStage ? sm.tie_cnt : kTieStage;
   if (stage && staged <= kPairRankMax) {
-    rank_pairs(sm, staged, r);
+    rank_pairs<(NR > 1 ? DSV4_TOPK_PAIR_LANES >= 1 : DSV4_TOPK_PAIR_LANES >= 2)>(sm, staged, r);
     __syncthreads();
   } else if (stage) {
     const TieSrc ties{&sm, staged};
