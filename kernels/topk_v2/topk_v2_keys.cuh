@@ -51,11 +51,6 @@ constexpr float kStageMarginSigma = DSV4_TOPK_STAGE_MARGIN_SIGMA;
 #define DSV4_TOPK_PAIR_RANK_MAX 256
 #endif
 constexpr int kPairRankMax = kThreads < DSV4_TOPK_PAIR_RANK_MAX ? kThreads : DSV4_TOPK_PAIR_RANK_MAX;
-// The all-pairs ranking with several lanes per candidate (rank_pairs<true>): 0 = never, 1 = on
-// cluster rows (10-bit threshold bins: ~100-250 candidates), 2 = on every row.
-#ifndef DSV4_TOPK_PAIR_LANES
-#define DSV4_TOPK_PAIR_LANES 1
-#endif
 // Timing-only phase cut (scripts/gpu/topk_v2_ab.sh variants; never in a test build: rows are left
 // unwritten): 1 = return after the row's length (and window), 2 = after the histogram pass,
 // 3 = after the threshold search, 4 = after classification, 5 = before the output write; cluster

@@ -63,36 +63,38 @@ SIMT_DEVICE void emit_selected(const CandSrc& ce, unsigned prefix, unsigned mask
 
 // All-pairs ranking of few staged candidates (<= kPairRankMax <= kThreads, no barrier): candidate
 // i's rank = #(larger key32) + #(equal key32 staged before it), a strict total order, so exactly
-// the r candidates of rank < r are selected (bit-identical values: any choice). kLanes: each
-// candidate gets g lanes of one warp (g = the largest power of two <= 32 with g * cnt <=
-// kThreads), each lane compares a 1/g share of the list and a butterfly sums the shares (the
-// serial chain is cnt / g compares); else one thread per candidate. DSV4_TOPK_PAIR_LANES picks
-// where kLanes is used (topk_v2_keys.cuh).
+// the r candidates of rank < r are selected (bit-identical values: any choice). One thread per
+// candidate; kLanes: g lanes of one warp per candidate (g = the largest power of two <= 32 with
+// g * cnt <= kThreads), each comparing a 1/g share of the list, a butterfly summing the shares
+// (the serial chain is cnt / g compares). Measured on the H200 (docs/performance.md, fifth pass):
+// kLanes pays on cluster rows (10-bit bins: ~100-250 candidates), one thread on single-CTA rows.
 template <bool kLanes>
 SIMT_DEVICE void rank_pairs(Smem& sm, int cnt, int r) {
-  int g = 1;
-  if (kLanes) {
-    g = 32;
-    while (g > 1 && g * cnt > kThreads) g >>= 1;
-    if ((static_cast<int>(threadIdx.x) & ~31) / g >= cnt) return;  // the whole warp is past cnt
-  } else if (static_cast<int>(threadIdx.x) >= cnt) {
+  if (!kLanes) {
+    const int i = threadIdx.x;
+    if (i >= cnt) return;
+    const unsigned ki = sm.tie_key[i];
+    int rank = 0;
+    for (int j = 0; j < cnt; ++j) {
+      const unsigned kj = sm.tie_key[j];
+      rank += (kj > ki || (kj == ki && j < i)) ? 1 : 0;
+    }
+    if (rank < r) push_sel(sm, sm.tie_pos[i]);
     return;
   }
+  int g = 32;
+  while (g > 1 && g * cnt > kThreads) g >>= 1;
+  if ((static_cast<int>(threadIdx.x) & ~31) / g >= cnt) return;  // the whole warp is past cnt
   const int i = static_cast<int>(threadIdx.x) / g, part = static_cast<int>(threadIdx.x) % g;
   const bool live = i < cnt;
   const unsigned ki = live ? sm.tie_key[i] : 0u;
-  const auto before = [&](int j) {  // candidate j ranks before candidate i
-    const unsigned kj = sm.tie_key[j];
-    return (kj > ki || (kj == ki && j < i)) ? 1 : 0;
-  };
   int rank = 0;
-  if (live) {
-    int j = part;
-    for (; j + 3 * g < cnt; j += 4 * g) rank += before(j) + before(j + g) + before(j + 2 * g) + before(j + 3 * g);
-    for (; j < cnt; j += g) rank += before(j);
-  }
-  if (kLanes)
-    for (int d = g >> 1; d > 0; d >>= 1) rank += __shfl_xor_sync(0xFFFFFFFFu, rank, d);
+  if (live)
+    for (int j = part; j < cnt; j += g) {
+      const unsigned kj = sm.tie_key[j];
+      rank += (kj > ki || (kj == ki && j < i)) ? 1 : 0;
+    }
+  for (int d = g >> 1; d > 0; d >>= 1) rank += __shfl_xor_sync(0xFFFFFFFFu, rank, d);
   if (live && part == 0 && rank < r) push_sel(sm, sm.tie_pos[i]);
 }
 
@@ -151,13 +153,19 @@ SIMT_DEVICE void select_row(const Args& a, int b, const RowWin& w, Src& src, Sme
   // histogram and hands (t, above, hist[t]) to every rank (all ranks reading rank 0's histogram
   // remotely cost ~2 us on the H200: docs/performance.md, fifth pass)
   int t = -1, above = 0, r = 0, ht = 0;
-  if (NR == 1 || rank == 0) {
-    if (w.nvec * 4 - sm.hist[kTop] > a.K) {  // more non-NaN lanes than K
+  if (NR == 1) {
+    const int* gh = r0->hist;
+    const int nv = w.nvec * 4 - gh[kTop];  // non-NaN lanes
+    if (nv > a.K) {
+      find_threshold(gh, kTop, a.K, sm, &t, &above);
+      r = a.K - above;
+      ht = gh[t];
+    }
+  } else {
+    if (rank == 0 && w.nvec * 4 - sm.hist[kTop] > a.K) {
       find_threshold(sm.hist, kTop, a.K, sm, &t, &above);
       ht = sm.hist[t];
     }
-  }
-  if (NR > 1) {
     if (rank == 0 && static_cast<int>(threadIdx.x) < NR) {
       Smem* d = tm.at(&sm, static_cast<int>(threadIdx.x));
       d->bcast[0] = t;
@@ -168,8 +176,8 @@ SIMT_DEVICE void select_row(const Args& a, int b, const RowWin& w, Src& src, Sme
     t = sm.bcast[0];
     above = sm.bcast[1];
     ht = sm.bcast[2];
+    if (t >= 0) r = a.K - above;
   }
-  if (t >= 0) r = a.K - above;
   if constexpr (kStaged) src.decide(sm, t);
   if (DSV4_TOPK_ABLATE == 3) return;
   const bool take_all = t < 0 || r >= ht;
@@ -178,24 +186,28 @@ SIMT_DEVICE void select_row(const Args& a, int b, const RowWin& w, Src& src, Sme
   // (each row source says whether it is classified by keys, Src::kKeyClassified)
   constexpr bool kByKey = !DSV4_FAULT_TOPK_LB_NO_ULP && !DSV4_FAULT_TOPK_NEGZERO_ABOVE && Src::kKeyClassified;
   const KeyClassifier kc(kByKey ? t : -1, W);
-  const auto cls = [&](float x) { return kByKey ? kc(x) : classify(x, coarse_bin(x, W), t, W); };
-  const auto stage_one = [&](int pos, float x) {
-    const int i = atomicAdd(&sm.tie_cnt, 1);
-    if (i < kTieStage) { sm.tie_key[i] = key32(x); sm.tie_pos[i] = pos; }
-  };
   if constexpr (requires { requires Src::kMasked; }) {  // rows in shared memory: bit masks
     // the prefilter bound: none when every non-NaN element is taken (t < 0) and under the planted
     // boundary faults, whose classifier is not monotone in key order
     constexpr bool kPrefilter = !DSV4_FAULT_TOPK_LB_NO_ULP && !DSV4_FAULT_TOPK_NEGZERO_ABOVE;
+    const auto cls = [&](float x) { return kByKey ? kc(x) : classify(x, coarse_bin(x, W), t, W); };
     unsigned above = 0, cand = 0;
     src.masks(cls, kPrefilter && t >= 0 ? bin_key_floor(t, W) : 0u, &above, &cand);
     push_sel_mask(sm, src, take_all ? (above | cand) : above);
-    if (stage && cand != 0) src.each_in(cand, stage_one);
+    if (stage && cand != 0)
+      src.each_in(cand, [&](int pos, float x) {
+        const int i = atomicAdd(&sm.tie_cnt, 1);
+        if (i < kTieStage) { sm.tie_key[i] = key32(x); sm.tie_pos[i] = pos; }
+      });
   } else {
     src.each([&](int pos, float x) {
-      const int c = cls(x);
-      if (c == kAbove || (c == kCand && take_all)) push_sel(sm, pos);
-      else if (c == kCand && stage) stage_one(pos, x);
+      const int c = kByKey ? kc(x) : classify(x, coarse_bin(x, W), t, W);
+      if (c == kAbove || (c == kCand && take_all)) {
+        push_sel(sm, pos);
+      } else if (c == kCand && stage) {
+        const int i = atomicAdd(&sm.tie_cnt, 1);
+        if (i < kTieStage) { sm.tie_key[i] = key32(x); sm.tie_pos[i] = pos; }
+      }
     });
   }
   __syncthreads();
@@ -217,7 +229,7 @@ SIMT_DEVICE void select_row(const Args& a, int b, const RowWin& w, Src& src, Sme
   // 5. staged candidates: rank 0 alone ranks them exactly (few: all-pairs, else radix select)
   const int staged = sm.tie_cnt < kTieStage ? sm.tie_cnt : kTieStage;
   if (stage && staged <= kPairRankMax) {
-    rank_pairs<(NR > 1 ? DSV4_TOPK_PAIR_LANES >= 1 : DSV4_TOPK_PAIR_LANES >= 2)>(sm, staged, r);
+    rank_pairs<(NR > 1)>(sm, staged, r);
     __syncthreads();
   } else if (stage) {
     const TieSrc ties{&sm, staged};

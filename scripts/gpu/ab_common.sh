@@ -58,7 +58,7 @@ ab_prepare() {
   { date -u; nvidia-smi -L; } >"$log" 2>&1
   ab_unpack "$name" "$BIN" "$VARIANTS"
   case $? in
-    0) echo "prebuilt binaries from .ab-bin" >>"$log" ;;
+    0) echo "prebuilt binaries from $AB_PRE" >>"$log" ;;
     2) echo "the prebuilt binaries were built for other variants than $VARIANTS" | tee -a "$log"; exit 2 ;;
     *) build_all >>"$log" || { cat "$log"; exit 1; } ;;
   esac

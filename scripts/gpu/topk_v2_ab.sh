@@ -48,7 +48,7 @@ if [ "${AB_QUICK:-1}" != 0 ]; then
   timeout 70 $BIN/ab_new --quick >"$OUT/new_quick.txt" 2>&1 || rc=1
   grep -c '^PASS' "$OUT/new_quick.txt" >>"$LOG"; grep -E '^FAIL|failing' "$OUT/new_quick.txt" | head -20 >>"$LOG"
 fi
-T=/tmp/abt; mkdir -p $T
+T=/tmp/abt; rm -rf $T; mkdir -p $T  # (a warm machine keeps /tmp: no stale timings)
 for i in $(seq 1 "${AB_RUNS:-2}"); do
   for v in base new "${VN[@]}"; do
     [ -x $BIN/ab_$v ] || continue
