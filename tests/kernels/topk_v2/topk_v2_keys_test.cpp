@@ -133,10 +133,12 @@ TEST(TopkV2Keys, KeyFloorIsTheFirstKeyOfEachBin) {
   for (int w : {10, 12})
     for (int b = 0; b <= (1 << w); ++b) {
       const unsigned k = topk::bin_key_floor(b, w);
-      if (k >= kNegInfKey && k <= kPosInfKey)
+      if (k >= kNegInfKey && k <= kPosInfKey) {
         ASSERT_GE(topk::coarse_bin(from_key32(k), w), b) << "w " << w << " bin " << b << " key " << k;
-      if (k > kNegInfKey && k - 1 <= kPosInfKey)
+      }
+      if (k > kNegInfKey && k - 1 <= kPosInfKey) {
         ASSERT_LT(topk::coarse_bin(from_key32(k - 1), w), b) << "w " << w << " bin " << b << " key " << k - 1;
+      }
     }
 }
 
