@@ -13,6 +13,7 @@ struct Sizing {
   bool cluster_ok = false;       // cluster paths enabled (sm_9x / sm_10x by default)
   int P = 0;                     // persistent pool clusters (0 = pool disabled)
   int C16 = 0;                   // max B for the small-batch Cluster-16 kernel (0 = off)
+  int P1 = 0;                    // max B for the 1-CTA/SM Cluster-8 kernel (0 = off)
   bool p_from_kernel = false;    // P from the real pool kernel's occupancy query
   int probe_c8 = -1;             // the probe(8, o) answer when it was asked (-1 = not asked)
   int floor_small = 0, floor_large = 0, small_batch_cut = 15, max_batch = 512;
@@ -37,7 +38,8 @@ struct Decision {
   int pool_clusters = 0;
   int floor = 0;
   bool stage = false;  // the main kernel carries the Streaming stage (kStageBytes dynamic smem)
-  bool wide = false;   // the main kernel in its 1-CTA/SM instantiation: B <= SMs, no pool
+  bool wide = false;   // the main kernel in its 1-CTA/SM instantiation: B <= SMs, no pool; the
+                       // 8-wide cluster kernel in its (DSV4_TOPK_C8_WIDE): B <= Sizing::P1
   bool lean = false;   // the Register4-capable main kernel without the stage holds Register4 rows
                        // in dynamic shared memory (DSV4_TOPK_LEAN_R4, kLeanBytes)
 };

@@ -130,8 +130,8 @@ SIMT_KERNEL void SIMT_LAUNCH_BOUNDS(kThreads, kMinBlocks) topk_main_kernel(Args 
 // alone handles errors, trivial rows, rows within Register4 capacity and rows up to F(B)
 // (Streaming); other rows (and, when the path is forced, every non-trivial row) use the whole
 // cluster. The decision is uniform over the cluster.
-template <int NR>
-SIMT_KERNEL void SIMT_LAUNCH_BOUNDS(kThreads, NR == 16 ? 1 : 2) topk_cluster_kernel(Args a) {
+template <int NR, int kMinBlocks = NR == 16 ? 1 : 2>
+SIMT_KERNEL void SIMT_LAUNCH_BOUNDS(kThreads, kMinBlocks) topk_cluster_kernel(Args a) {
   SIMT_SHARED(Smem, sm, );
   Team<NR> tm;
   const int rank = tm.rank();

@@ -86,6 +86,16 @@ static_assert(kStreamBatch >= 1 && kStreamBatch <= 8, "stream batch 1..8");
 #ifndef DSV4_TOPK_SMALL_GRID_WIDE
 #define DSV4_TOPK_SMALL_GRID_WIDE 1
 #endif
+// The small-batch cut of F(B) (spec default 15; 16 measured mixed on the H200: B=16 L=24576
+// +9 %, L=65536 -9..-21 %, docs/performance.md, fifth pass) and the 1-CTA/SM (64-register)
+// instantiation of the 8-wide cluster kernel for launches whose clusters are all co-resident at
+// one CTA per SM (Sizing::P1, the occupancy query; H200 A/B: B in [8, 15] 4-7 % faster). 0 = off.
+#ifndef DSV4_TOPK_SMALL_BATCH_CUT
+#define DSV4_TOPK_SMALL_BATCH_CUT 15
+#endif
+#ifndef DSV4_TOPK_C8_WIDE
+#define DSV4_TOPK_C8_WIDE 1
+#endif
 // Launches whose rows fit Register4 (L in (Register2, Register4], no stage) hold those rows in
 // kLeanBytes of dynamic shared memory instead of registers and classify them lean (SmemSrc: one
 // key compare per element against the threshold bin's first key, then only the marked lanes).

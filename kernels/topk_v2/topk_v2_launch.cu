@@ -3,6 +3,7 @@
 // launches (never a zero-size grid).
 #include <climits>
 #include <cstdio>
+#include <cstdlib>
 #include <mutex>
 
 #include "kernels/common/config.hpp"
@@ -23,6 +24,18 @@ simt::rt::LaunchConfig base_config(int grid, int cluster, void* stream) {
   c.stream = static_cast<simt::rt::stream_t>(stream);
   c.pdl = true;
   return c;
+}
+
+// The 8-wide cluster kernel: its 1-CTA/SM (64-register) instantiation when all B clusters of the
+// launch are co-resident at one CTA per SM (Decision::wide, B <= Sizing::P1); one kernel in the
+// CPU build (no launch bounds there).
+auto cluster8_kernel(bool wide) {
+#if defined(__CUDACC__)
+  if (wide) return &topk_cluster_kernel<8, 1>;
+#else
+  (void)wide;
+#endif
+  return &topk_cluster_kernel<8>;
 }
 
 // The launch's own result decides (a runtime error left pending by an earlier, unrelated call is
@@ -93,6 +106,13 @@ dsv4_result resolve_sizing(Sizing* out, dsv4_message* msg) {
     int v = 0;
     dsv4_message m{};
     s.C16 = probe_max_active_clusters(16, 1, &v, &m) == DSV4_OK ? v : 0;
+    // the wide 8-wide kernel's own occupancy answer (H200: 15 = half of P; a 16th cluster would
+    // wait for a second wave: B=16 L=131072 +15 % in the A/B of 20:44)
+    v = 0;
+    if (DSV4_TOPK_C8_WIDE && simt::rt::max_active_clusters(base_config(8, 8, nullptr), cluster8_kernel(true), &v) == simt::rt::kSuccess)
+      s.P1 = v > 0 ? v : 0;
+    else
+      simt::rt::last_error();  // clear
   }
   const bool b100 = p.cc_major == 10;
   // F(B) for B <= 15 on sm_90: 16384 (the spec's upstream default is 32768). Measured on the H200
@@ -102,7 +122,7 @@ dsv4_result resolve_sizing(Sizing* out, dsv4_message* msg) {
   const int fl = p.cc_major == 9 ? 65536 : (b100 ? 30720 : INT_MAX);
   s.floor_small = or_default(cfg.cluster_floor_small, fs);
   s.floor_large = or_default(cfg.cluster_floor_large, fl);
-  s.small_batch_cut = or_default(cfg.small_batch_cut, 15);
+  s.small_batch_cut = or_default(cfg.small_batch_cut, DSV4_TOPK_SMALL_BATCH_CUT);
   s.max_batch = or_default(cfg.cluster_max_batch, 512);
   s.t_min = or_default(cfg.plan_t_min, 32768);
   s.r2 = or_default(cfg.register2_max, kRegister2Max);
@@ -114,6 +134,10 @@ dsv4_result resolve_sizing(Sizing* out, dsv4_message* msg) {
   s.force = cfg.force_path;
   s.early_read = cfg.early_read > 0 ? 1 : 0;
   s.sm_count = p.sm_count;
+  if (const char* e = std::getenv("DSV4_PRINT_SIZING"); e != nullptr && e[0] == '1')  // diagnostics
+    std::fprintf(stderr, "dsv4 topk_v2 sizing: cc %d.%d SMs %d clusters %s P %d C16 %d P1 %d F %d/%d (B <= %d)\n",
+                 s.cc_major, s.cc_minor, s.sm_count, s.cluster_ok ? "on" : "off", s.P, s.C16, s.P1,
+                 s.floor_small, s.floor_large, s.small_batch_cut);
   g_sizing = s;
   g_dev = p.device;
   g_gen = config_generation();
@@ -147,6 +171,7 @@ Decision decide_kernel(const Sizing& s, long long B, long long L, bool ragged) {
       return d;
     case DSV4_PATH_CLUSTER8: case DSV4_PATH_CLUSTER16:
       d.kernel = s.force;
+      d.wide = d.kernel == DSV4_PATH_CLUSTER8 && B <= s.P1;
       return d;
     case DSV4_PATH_POOL: {
       d.kernel = DSV4_PATH_POOL;
@@ -165,7 +190,7 @@ Decision decide_kernel(const Sizing& s, long long B, long long L, bool ragged) {
   const bool use_cluster = s.cluster_ok && L > d.floor && B <= s.max_batch;
   if (!use_cluster) return d;
   if (s.C16 > 0 && B <= s.C16) d.kernel = DSV4_PATH_CLUSTER16;
-  else if (s.P > 0 && B <= s.P) d.kernel = DSV4_PATH_CLUSTER8;
+  else if (s.P > 0 && B <= s.P) { d.kernel = DSV4_PATH_CLUSTER8; d.wide = B <= s.P1; }
   else if (s.P > 0) { d.kernel = DSV4_PATH_POOL; d.pool_clusters = s.P; d.wide = false; }
   return d;
 }
@@ -232,7 +257,7 @@ dsv4_result launch_transform(const Args& a, const Decision& d, void* stream, dsv
   simt::rt::error_t e = simt::rt::kSuccess;
   switch (d.kernel) {
     case DSV4_PATH_CLUSTER8:
-      e = simt::rt::launch(base_config(a.B * 8, 8, stream), topk_cluster_kernel<8>, a);
+      e = simt::rt::launch(base_config(a.B * 8, 8, stream), cluster8_kernel(d.wide), a);
       return launched(e, "the cluster-8 kernel", msg);
     case DSV4_PATH_CLUSTER16:
       e = simt::rt::launch(base_config(a.B * 16, 16, stream), topk_cluster_kernel<16>, a);

@@ -340,3 +340,31 @@ TEST(TopkV2Dispatch, Sm90ClusterFloors) {
   EXPECT_EQ(t::decide(s, 16, 32768, false).kernel, DSV4_PATH_REGISTER4);  // main kernel, Streaming rows
   EXPECT_EQ(t::decide(s, 16, 65537, false).kernel, DSV4_PATH_CLUSTER8);
 }
+
+// The 8-wide cluster kernel's 1-CTA/SM instantiation (Decision::wide on a Cluster-8 launch) only
+// when every cluster of the launch is co-resident at one CTA per SM (B <= Sizing::P1, the wide
+// kernel's occupancy answer): a cluster beyond that would wait for a second wave.
+TEST(TopkV2Dispatch, WideClusterEightOnlyWhenEveryClusterIsResident) {
+  Cfg cfg;
+  cfg.apply();
+  namespace t = dsv4::ours::topk;
+  t::Sizing s;
+  dsv4_message m{};
+  ASSERT_EQ(t::resolve_sizing(&s, &m), DSV4_OK) << m.text;
+  s.cluster_ok = true;  // the H200's answers: C16 = 7, P = 30, P1 = 15
+  s.C16 = 7;
+  s.P = 30;
+  s.P1 = 15;
+  const t::Decision d8 = t::decide(s, 8, 24576, false);
+  EXPECT_EQ(d8.kernel, DSV4_PATH_CLUSTER8);
+  EXPECT_TRUE(d8.wide);
+  EXPECT_TRUE(t::decide(s, 15, 24576, false).wide);
+  EXPECT_EQ(t::decide(s, 16, 131072, false).kernel, DSV4_PATH_CLUSTER8);
+  EXPECT_FALSE(t::decide(s, 16, 131072, false).wide);
+  s.P1 = 0;  // off (DSV4_TOPK_C8_WIDE=0 or no answer)
+  EXPECT_FALSE(t::decide(s, 8, 24576, false).wide);
+  s.P1 = 15;
+  s.force = DSV4_PATH_CLUSTER8;
+  EXPECT_TRUE(t::decide(s, 3, 4096, false).wide);
+  EXPECT_FALSE(t::decide(s, 40, 4096, false).wide);
+}
