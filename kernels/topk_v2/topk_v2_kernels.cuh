@@ -109,7 +109,7 @@ SIMT_DEVICE bool owned_by_pool(const Args& a, int b, int n) {
 // kStage: launched with the Streaming stage (a.stage = 1, kStageBytes of dynamic shared memory);
 // a separate instantiation so that launches without it keep the smaller kernel. kMinBlocks: the
 // launch bounds' CTAs/SM (1 for grids of at most one CTA per SM, Decision::wide). kLean: launched
-// with kStageBytes of dynamic shared memory holding Register4 rows (Decision::lean).
+// with kLeanBytes of dynamic shared memory holding Register4 rows (Decision::lean).
 template <bool kR4, bool kStage, int kMinBlocks = DSV4_TOPK_MAIN_MIN_BLOCKS, bool kLean = false>
 SIMT_KERNEL void SIMT_LAUNCH_BOUNDS(kThreads, kMinBlocks) topk_main_kernel(Args a) {
   SIMT_SHARED(Smem, sm, );
