@@ -59,7 +59,7 @@ for i in $(seq 1 "${AB_RUNS:-2}"); do
   done
 done
 python3 scripts/gpu/ab_table.py topk "$T" "${VN[@]}" >>"$LOG"
-grep -H failing "$T"/t_*.txt >>"$LOG"
+grep -H failing "$T"/t_*.txt >>"$LOG" 2>/dev/null
 if [ -n "${AB_ONE:-}" ]; then
   ALL=(base new "${VN[@]}" "${ONE_VN[@]}")
   { echo; echo "== --one timings (us; path 0 = auto, 5 = cluster8, 6 = cluster16; -1 = failed or not built)"

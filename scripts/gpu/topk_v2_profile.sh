@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # scripts/gpu/topk_v2_profile.sh -- Nsight Compute profile of OUR Top-K v2 on one H200: builds the
-# smoke binary (tests/kernels/topk_v2/gpu/topk_v2_gpu_smoke.cu, `--one B L K reps`) and profiles one
+# smoke binary (tests/kernels/topk_v2/gpu/topk_v2_gpu_smoke.cu, `--one B L K reps [path]`) and profiles one
 # warm launch of the transform kernel per configuration (clocks left alone). Writes, per config,
 # the section summary (speed of light, warp states, scheduler, occupancy, launch) under $OUT, and
 # the per-SASS-instruction source page (CSV: executions, stall samples by reason) of a full-set

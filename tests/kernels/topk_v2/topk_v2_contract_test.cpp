@@ -319,20 +319,33 @@ TEST(TopkV2Dispatch, SmallGridsTakeTheOneCtaPerSmKernelAndLongRowsTheStage) {
 // B <= 15 (16384, lowered from the spec's upstream 32768 after the H200 measurement in
 // docs/performance.md, fifth pass), at B > 15 above 65536. The CPU backend's virtual device is an
 // sm_90 part unless configured otherwise.
-TEST(TopkV2Dispatch, Sm90ClusterFloors) {
+namespace {
+namespace t = dsv4::ours::topk;
+// The sizing the CPU backend resolves under the default config (an sm_90 virtual device) and, with
+// `h200`, the cluster answers of the H200 (C16 = 7, P = 30, P1 = 15: DSV4_PRINT_SIZING=1 there).
+t::Sizing default_sizing(bool h200) {
   Cfg cfg;
   cfg.apply();
-  namespace t = dsv4::ours::topk;
   t::Sizing s;
   dsv4_message m{};
-  ASSERT_EQ(t::resolve_sizing(&s, &m), DSV4_OK) << m.text;
-  ASSERT_EQ(s.cc_major, 9);
-  EXPECT_EQ(s.floor(1), 16384);
-  EXPECT_EQ(s.floor(15), 16384);
-  EXPECT_EQ(s.floor(16), 65536);
-  s.cluster_ok = true;  // the H200's answers: C16 = 7, P = 30
-  s.C16 = 7;
-  s.P = 30;
+  EXPECT_EQ(t::resolve_sizing(&s, &m), DSV4_OK) << m.text;
+  if (h200) {
+    s.cluster_ok = true;
+    s.C16 = 7;
+    s.P = 30;
+    s.P1 = 15;
+  }
+  return s;
+}
+}  // namespace
+
+TEST(TopkV2Dispatch, Sm90ClusterFloors) {
+  const t::Sizing v = default_sizing(false);
+  ASSERT_EQ(v.cc_major, 9);
+  EXPECT_EQ(v.floor(1), 16384);
+  EXPECT_EQ(v.floor(15), 16384);
+  EXPECT_EQ(v.floor(16), 65536);
+  const t::Sizing s = default_sizing(true);
   EXPECT_EQ(t::decide(s, 1, 16384, false).kernel, DSV4_PATH_REGISTER4);
   EXPECT_EQ(t::decide(s, 1, 16385, false).kernel, DSV4_PATH_CLUSTER16);
   EXPECT_EQ(t::decide(s, 7, 32768, false).kernel, DSV4_PATH_CLUSTER16);
@@ -345,16 +358,7 @@ TEST(TopkV2Dispatch, Sm90ClusterFloors) {
 // when every cluster of the launch is co-resident at one CTA per SM (B <= Sizing::P1, the wide
 // kernel's occupancy answer): a cluster beyond that would wait for a second wave.
 TEST(TopkV2Dispatch, WideClusterEightOnlyWhenEveryClusterIsResident) {
-  Cfg cfg;
-  cfg.apply();
-  namespace t = dsv4::ours::topk;
-  t::Sizing s;
-  dsv4_message m{};
-  ASSERT_EQ(t::resolve_sizing(&s, &m), DSV4_OK) << m.text;
-  s.cluster_ok = true;  // the H200's answers: C16 = 7, P = 30, P1 = 15
-  s.C16 = 7;
-  s.P = 30;
-  s.P1 = 15;
+  t::Sizing s = default_sizing(true);
   const t::Decision d8 = t::decide(s, 8, 24576, false);
   EXPECT_EQ(d8.kernel, DSV4_PATH_CLUSTER8);
   EXPECT_TRUE(d8.wide);
