@@ -27,15 +27,15 @@ struct Team {
   decltype(simt_cg::this_cluster()) cl = simt_cg::this_cluster();
   SIMT_DEVICE void sync() { cl.sync(); }
   SIMT_DEVICE int rank() { return static_cast<int>(cl.block_rank()); }
-  SIMT_DEVICE Smem* r0(Smem* p) { return cl.map_shared_rank(p, 0); }
   SIMT_DEVICE Smem* at(Smem* p, int r) { return cl.map_shared_rank(p, r); }
+  SIMT_DEVICE Smem* r0(Smem* p) { return at(p, 0); }
 };
 template <>
 struct Team<1> {
   SIMT_DEVICE void sync() { __syncthreads(); }
   SIMT_DEVICE int rank() { return 0; }
-  SIMT_DEVICE Smem* r0(Smem* p) { return p; }
   SIMT_DEVICE Smem* at(Smem* p, int) { return p; }
+  SIMT_DEVICE Smem* r0(Smem* p) { return p; }
 };
 
 static_assert(kWarps <= 32, "find_threshold sums the warp totals inside one warp");
@@ -259,6 +259,12 @@ struct BinSrc {
 SIMT_DEVICE void push_sel(Smem& sm, int pos) {
   const int i = atomicAdd(&sm.sel_cnt, 1);
   if (i < kMaxTopK) sm.sel[i] = pos;
+}
+
+// Stages one threshold-bin candidate (key32, position) for the exact ranking of step 5.
+SIMT_DEVICE void push_tie(Smem& sm, int pos, float x) {
+  const int i = atomicAdd(&sm.tie_cnt, 1);
+  if (i < kTieStage) { sm.tie_key[i] = key32(x); sm.tie_pos[i] = pos; }
 }
 
 // push_sel of the lanes in each thread's `mask` (a masked source's bits): one reservation per

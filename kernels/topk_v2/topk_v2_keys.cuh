@@ -86,14 +86,9 @@ static_assert(kStreamBatch >= 1 && kStreamBatch <= 8, "stream batch 1..8");
 #ifndef DSV4_TOPK_SMALL_GRID_WIDE
 #define DSV4_TOPK_SMALL_GRID_WIDE 1
 #endif
-// The small-batch cut of F(B) (spec default 15; 16 measured mixed on the H200: B=16 L=24576
-// +9 %, L=65536 -9..-21 %, docs/performance.md, fifth pass) and the 1-CTA/SM (64-register)
-// instantiation of the 8-wide cluster kernel for launches whose clusters are all co-resident at
-// one CTA per SM (Sizing::P1, the occupancy query; H200 A/B: B in [8, 15] 4-7 % faster;
-// DSV4_TOPK_C8_WIDE=0 turns it off).
-#ifndef DSV4_TOPK_SMALL_BATCH_CUT
-#define DSV4_TOPK_SMALL_BATCH_CUT 15
-#endif
+// The 1-CTA/SM (64-register) instantiation of the 8-wide cluster kernel for launches whose
+// clusters are all co-resident at one CTA per SM (Sizing::P1, the occupancy query; H200 A/B: B in
+// [8, 15] 4-7 % faster; DSV4_TOPK_C8_WIDE=0 turns it off).
 #ifndef DSV4_TOPK_C8_WIDE
 #define DSV4_TOPK_C8_WIDE 1
 #endif

@@ -109,10 +109,12 @@ dsv4_result resolve_sizing(Sizing* out, dsv4_message* msg) {
     // the wide 8-wide kernel's own occupancy answer (H200: 15 = half of P; a 16th cluster would
     // wait for a second wave: B=16 L=131072 +15 % in the A/B of 20:44)
     v = 0;
-    if (DSV4_TOPK_C8_WIDE && simt::rt::max_active_clusters(base_config(8, 8, nullptr), cluster8_kernel(true), &v) == simt::rt::kSuccess)
-      s.P1 = v > 0 ? v : 0;
-    else
-      simt::rt::last_error();  // clear
+    if (DSV4_TOPK_C8_WIDE) {
+      if (simt::rt::max_active_clusters(base_config(8, 8, nullptr), cluster8_kernel(true), &v) == simt::rt::kSuccess)
+        s.P1 = v > 0 ? v : 0;
+      else
+        simt::rt::last_error();  // clear our own failure (P1 stays 0: the wide kernel unused)
+    }
   }
   const bool b100 = p.cc_major == 10;
   // F(B) for B <= 15 on sm_90: 16384 (the spec's upstream default is 32768). Measured on the H200
@@ -122,7 +124,7 @@ dsv4_result resolve_sizing(Sizing* out, dsv4_message* msg) {
   const int fl = p.cc_major == 9 ? 65536 : (b100 ? 30720 : INT_MAX);
   s.floor_small = or_default(cfg.cluster_floor_small, fs);
   s.floor_large = or_default(cfg.cluster_floor_large, fl);
-  s.small_batch_cut = or_default(cfg.small_batch_cut, DSV4_TOPK_SMALL_BATCH_CUT);
+  s.small_batch_cut = or_default(cfg.small_batch_cut, 15);
   s.max_batch = or_default(cfg.cluster_max_batch, 512);
   s.t_min = or_default(cfg.plan_t_min, 32768);
   s.r2 = or_default(cfg.register2_max, kRegister2Max);
@@ -171,11 +173,9 @@ Decision decide_kernel(const Sizing& s, long long B, long long L, bool ragged) {
       return d;
     case DSV4_PATH_CLUSTER8: case DSV4_PATH_CLUSTER16:
       d.kernel = s.force;
-      d.wide = d.kernel == DSV4_PATH_CLUSTER8 && B <= s.P1;
       return d;
     case DSV4_PATH_POOL: {
       d.kernel = DSV4_PATH_POOL;
-      d.wide = false;
       const long long p = s.P < B ? s.P : B;
       d.pool_clusters = static_cast<int>(p > 1 ? p : 1);
       return d;
@@ -190,14 +190,19 @@ Decision decide_kernel(const Sizing& s, long long B, long long L, bool ragged) {
   const bool use_cluster = s.cluster_ok && L > d.floor && B <= s.max_batch;
   if (!use_cluster) return d;
   if (s.C16 > 0 && B <= s.C16) d.kernel = DSV4_PATH_CLUSTER16;
-  else if (s.P > 0 && B <= s.P) { d.kernel = DSV4_PATH_CLUSTER8; d.wide = B <= s.P1; }
-  else if (s.P > 0) { d.kernel = DSV4_PATH_POOL; d.pool_clusters = s.P; d.wide = false; }
+  else if (s.P > 0 && B <= s.P) d.kernel = DSV4_PATH_CLUSTER8;
+  else if (s.P > 0) { d.kernel = DSV4_PATH_POOL; d.pool_clusters = s.P; }
   return d;
 }
 }  // namespace
 
+// The kernel's path, then the instantiation it launches in: 1-CTA/SM (wide) for main-kernel grids of
+// at most one CTA per SM and for Cluster-8 launches of at most P1 clusters, never for the pool
+// (its main kernel shares the SMs); lean for Register4-sized launches.
 Decision decide(const Sizing& s, long long B, long long L, bool ragged) {
   Decision d = decide_kernel(s, B, L, ragged);
+  if (d.kernel == DSV4_PATH_POOL) d.wide = false;
+  else if (d.kernel == DSV4_PATH_CLUSTER8) d.wide = B <= s.P1;
   // only launches whose rows fit Register4: the 64 KB buffer takes L1 from streamed rows (their
   // second read and the 32-register kernels' spills live there; H200 A/B, fifth pass: +5-17 %)
   d.lean = DSV4_TOPK_LEAN_R4 && !d.stage && d.kernel == DSV4_PATH_REGISTER4 && L <= s.r4;

@@ -194,19 +194,14 @@ SIMT_DEVICE void select_row(const Args& a, int b, const RowWin& w, Src& src, Sme
     unsigned above = 0, cand = 0;
     src.masks(cls, kPrefilter && t >= 0 ? bin_key_floor(t, W) : 0u, &above, &cand);
     push_sel_mask(sm, src, take_all ? (above | cand) : above);
-    if (stage && cand != 0)
-      src.each_in(cand, [&](int pos, float x) {
-        const int i = atomicAdd(&sm.tie_cnt, 1);
-        if (i < kTieStage) { sm.tie_key[i] = key32(x); sm.tie_pos[i] = pos; }
-      });
+    if (stage && cand != 0) src.each_in(cand, [&](int pos, float x) { push_tie(sm, pos, x); });
   } else {
     src.each([&](int pos, float x) {
       const int c = kByKey ? kc(x) : classify(x, coarse_bin(x, W), t, W);
       if (c == kAbove || (c == kCand && take_all)) {
         push_sel(sm, pos);
       } else if (c == kCand && stage) {
-        const int i = atomicAdd(&sm.tie_cnt, 1);
-        if (i < kTieStage) { sm.tie_key[i] = key32(x); sm.tie_pos[i] = pos; }
+        push_tie(sm, pos, x);
       }
     });
   }
