@@ -20,7 +20,7 @@ LOG="$OUT/phase_counts.txt"
 { date -u; nvidia-smi -L; } >"$LOG" 2>&1
 T=/tmp/pc_topk B=/tmp/pc_bf16
 rm -rf $T $B && mkdir -p $T $B
-tar -C $T -xJf .ab-bin/ab.tar.xz && tar -C $B -xJf .ab-bin/bf16.tar.xz || { echo "no carried binaries" | tee -a "$LOG"; exit 2; }
+tar -C $T -xJf "$AB_PRE/ab.tar.xz" && tar -C $B -xJf "$AB_PRE/bf16.tar.xz" || { echo "no carried binaries" | tee -a "$LOG"; exit 2; }
 echo "topk variants: $(cat $T/variants.txt); bf16 variants: $(cat $B/variants.txt)" >>"$LOG"
 # count LABEL KERNEL-REGEX SKIP CMD...: one profiled launch, the metrics as "name value" lines.
 count() {
