@@ -56,7 +56,8 @@ Plugin::~Plugin() {
 
 const char* path_name(int32_t p) {
   static const char* names[] = {"auto", "trivial", "register2", "register4", "streaming",
-                                "cluster8", "cluster16", "pool", "row_error"};
+                                "cluster8", "cluster16", "pool", "row_error", "cluster4", "cluster2"};
+  static_assert(sizeof names / sizeof names[0] == DSV4_PATH_COUNT, "a name per path");
   return (p >= 0 && p < DSV4_PATH_COUNT) ? names[p] : "unknown";
 }
 

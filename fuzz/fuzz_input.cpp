@@ -145,8 +145,9 @@ const char* mutate_case(Case& c, uint64_t seed, const InputLimits& lim) {
       return "k";
     }
     case 6:
-      c.knobs.force_path = int32_t(r.below(8));
-      if (c.knobs.force_path == DSV4_PATH_TRIVIAL) c.knobs.force_path = DSV4_PATH_AUTO;
+      c.knobs.force_path = int32_t(r.below(DSV4_PATH_COUNT));
+      if (c.knobs.force_path == DSV4_PATH_TRIVIAL || c.knobs.force_path == DSV4_PATH_ROW_ERROR)
+        c.knobs.force_path = DSV4_PATH_AUTO;
       return "force-path";
     case 7: {
       static const int32_t caps[] = {-1, 0, 1, 2, 8, 128, 2047, 2048};

@@ -67,7 +67,7 @@ inline std::vector<Named> topk_v2_paged() {
     Case c = make_topk_paged(1, n, 512, Dist::Constant, 0);
     c.rows = {literal_row(v)};
     out.push_back({"c07-tie-overflow-3000-in-bin-3008", c});
-    for (int p : {DSV4_PATH_CLUSTER8, DSV4_PATH_CLUSTER16, DSV4_PATH_POOL}) {
+    for (int p : {DSV4_PATH_CLUSTER8, DSV4_PATH_CLUSTER16, DSV4_PATH_POOL, DSV4_PATH_CLUSTER4, DSV4_PATH_CLUSTER2}) {
       Case cc = c;
       cc.knobs.force_path = p;
       out.push_back({"c07-tie-overflow-forced-path-" + std::to_string(p), cc});

@@ -21,6 +21,8 @@ const char* path_name(int32_t p) {
     case DSV4_PATH_CLUSTER16: return "cluster16";
     case DSV4_PATH_POOL: return "pool";
     case DSV4_PATH_ROW_ERROR: return "row_error";
+    case DSV4_PATH_CLUSTER4: return "cluster4";
+    case DSV4_PATH_CLUSTER2: return "cluster2";
     default: return "?";
   }
 }

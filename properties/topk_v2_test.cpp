@@ -49,7 +49,8 @@ TEST_P(ForcedPath, PassesTheOracle) {
 }
 INSTANTIATE_TEST_SUITE_P(TopkV2, ForcedPath,
                          ::testing::Values(DSV4_PATH_REGISTER2, DSV4_PATH_REGISTER4, DSV4_PATH_STREAMING,
-                                           DSV4_PATH_CLUSTER8, DSV4_PATH_CLUSTER16, DSV4_PATH_POOL),
+                                           DSV4_PATH_CLUSTER8, DSV4_PATH_CLUSTER16, DSV4_PATH_POOL,
+                                           DSV4_PATH_CLUSTER4, DSV4_PATH_CLUSTER2),
                          [](const auto& i) { return "path" + std::to_string(i.param); });
 
 // Path invariance: ONE case passes on every forced path (INDICES mode: same value multisets).

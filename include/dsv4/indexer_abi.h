@@ -116,7 +116,9 @@ typedef enum dsv4_path {
   DSV4_PATH_CLUSTER16 = 6,
   DSV4_PATH_POOL = 7,
   DSV4_PATH_ROW_ERROR = 8,  /* report only: the row failed a device guard (codes 1-4) */
-  DSV4_PATH_COUNT = 9
+  DSV4_PATH_CLUSTER4 = 9,   /* a cluster of 4 CTAs per row (mid-size batches; added in ABI v1, */
+  DSV4_PATH_CLUSTER2 = 10,  /* after the report-only values: earlier values keep their numbers) */
+  DSV4_PATH_COUNT = 11
 } dsv4_path;
 #define DSV4_PATH_BIT(p) (1u << (p))
 
@@ -164,7 +166,10 @@ typedef struct dsv4_config {
   int32_t inject_probe_c8;     /* probe(8, o) used for the pool size P */
   int32_t inject_probe_c16;    /* probe(16, 1) used for C16 */
   int32_t early_read;          /* 1 = read seq_lens / plan before the PDL wait */
-  int32_t reserved[15];
+  int32_t mid_cluster_enable;  /* 0 = no Cluster-4 / Cluster-2 for batches above small_batch_cut
+                                * (the upstream dispatch); <0 or 1 = where every cluster of the
+                                * launch is co-resident (added in ABI v1 from reserved[0]) */
+  int32_t reserved[14];
 } dsv4_config;
 
 /* Device status block (spec README §4). code_mask bit c set iff code c was raised. */

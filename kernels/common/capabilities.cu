@@ -39,7 +39,8 @@ extern "C" DSV4_EXPORT dsv4_result dsv4_query_capabilities(dsv4_capabilities* ca
   caps->paths = DSV4_PATH_BIT(DSV4_PATH_TRIVIAL) | DSV4_PATH_BIT(DSV4_PATH_REGISTER2) |
                 DSV4_PATH_BIT(DSV4_PATH_REGISTER4) | DSV4_PATH_BIT(DSV4_PATH_STREAMING) |
                 DSV4_PATH_BIT(DSV4_PATH_CLUSTER8) | DSV4_PATH_BIT(DSV4_PATH_CLUSTER16) |
-                DSV4_PATH_BIT(DSV4_PATH_POOL);
+                DSV4_PATH_BIT(DSV4_PATH_POOL) | DSV4_PATH_BIT(DSV4_PATH_CLUSTER4) |
+                DSV4_PATH_BIT(DSV4_PATH_CLUSTER2);
   caps->can_force_path = 1;
   caps->nan_supported = 1;
   caps->writes_ragged_head = 0;

@@ -100,7 +100,8 @@ DSV4_EXPORT dsv4_result dsv4_set_config(const dsv4_config* cfg, dsv4_message* ms
     return fail(msg, DSV4_ERR_INVALID_ARGUMENT,
                 "dsv4_set_config: tie_capacity = %d violates 0 <= tie_capacity <= 2048",
                 cfg->tie_capacity);
-  if (cfg && (cfg->force_path < 0 || cfg->force_path > DSV4_PATH_POOL || cfg->force_path == DSV4_PATH_TRIVIAL))
+  if (cfg && (cfg->force_path < 0 || cfg->force_path >= DSV4_PATH_COUNT || cfg->force_path == DSV4_PATH_TRIVIAL ||
+              cfg->force_path == DSV4_PATH_ROW_ERROR))
     return fail(msg, DSV4_ERR_INVALID_ARGUMENT, "dsv4_set_config: force_path = %d is not a forcible path",
                 cfg->force_path);
   set_user_config(cfg);

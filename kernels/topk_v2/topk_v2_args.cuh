@@ -51,6 +51,11 @@ struct RowWin {
   long long offset = 0;  // ragged out offset (added to emitted positions)
 };
 
+// The paths that run a row on a cluster of CTAs (the pool excepted).
+SIMT_HD constexpr bool is_cluster_path(int p) {
+  return p == DSV4_PATH_CLUSTER8 || p == DSV4_PATH_CLUSTER16 || p == DSV4_PATH_CLUSTER4 || p == DSV4_PATH_CLUSTER2;
+}
+
 SIMT_DEVICE int read_len(const Args& a, int b) { return a.seq_lens[b]; }
 
 // Guards in code order 1, 2, 4 (README §4); returns the DSV4_CODE_* of the first failure or 0

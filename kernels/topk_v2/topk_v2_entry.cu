@@ -170,8 +170,7 @@ DSV4_EXPORT dsv4_result dsv4_topk_v2_transform_paged(
   if (dsv4_result e = check_aliasing(E, outs, on, 2, ins, in, 4, msg); e != DSV4_OK) return e;
   Sizing z;
   if (dsv4_result e = resolve_sizing(&z, msg); e != DSV4_OK) return e;
-  const bool forced_cluster = z.force == DSV4_PATH_CLUSTER8 || z.force == DSV4_PATH_CLUSTER16 ||
-                              z.force == DSV4_PATH_POOL;
+  const bool forced_cluster = is_cluster_path(z.force) || z.force == DSV4_PATH_POOL;
   if (forced_cluster && !z.cluster_capable)
     return fail(msg, kBad, "%s: force_path = %d needs a cluster-capable device", E, z.force);
   const Decision d = decide(z, B, L, false);

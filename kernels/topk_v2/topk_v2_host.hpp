@@ -14,6 +14,8 @@ struct Sizing {
   int P = 0;                     // persistent pool clusters (0 = pool disabled)
   int C16 = 0;                   // max B for the small-batch Cluster-16 kernel (0 = off)
   int P1 = 0;                    // max B for the 1-CTA/SM Cluster-8 kernel (0 = off)
+  int P1_4 = 0, P1_2 = 0;        // max B for the 1-CTA/SM mid-batch cluster kernels of 4 / 2
+                                 // (0 = off: DSV4_TOPK_MID_CLUSTER=0, mid_cluster_enable = 0)
   bool p_from_kernel = false;    // P from the real pool kernel's occupancy query
   int probe_c8 = -1;             // the probe(8, o) answer when it was asked (-1 = not asked)
   int floor_small = 0, floor_large = 0, small_batch_cut = 15, max_batch = 512;
@@ -34,7 +36,8 @@ bool plan_is_written(const Sizing& s, long long B);
 // The dispatch decision of one transform (host, from B and L only).
 struct Decision {
   int kernel = 0;      // DSV4_PATH_* of the launch: REGISTER2 (main, no R4), REGISTER4 (main
-                       // with R4), CLUSTER8, CLUSTER16, POOL (pool + pool-aware main)
+                       // with R4), CLUSTER8, CLUSTER16, CLUSTER4, CLUSTER2, POOL (pool +
+                       // pool-aware main)
   int pool_clusters = 0;
   int floor = 0;
   bool stage = false;  // the main kernel carries the Streaming stage (kStageBytes dynamic smem)

@@ -69,19 +69,20 @@ SIMT_DEVICE void run_single(const Args& a, int b, const RowWin& w, int path, Sme
   report_path(a, b, path);
 }
 
-// A whole-cluster row: in the 16-wide kernel (64 registers: no spills) held in registers when the
-// ranks' shares fit (2 or 4 vectors per thread, bounded by the Register2 / Register4 tunables
-// scaled by 16); else streamed. (Register rows in the 8-wide kernel, 32 registers, spill and
-// measured slower than streaming: docs/performance.md.)
+// A whole-cluster row: in the 16-, 4- and 2-wide kernels (64 registers: no spills) held in
+// registers when the ranks' shares fit (2 or 4 vectors per thread, bounded by the Register2 /
+// Register4 tunables scaled by NR); else streamed. (Register rows in the 8-wide kernel, 32
+// registers, spill and measured slower than streaming: docs/performance.md.)
 template <int NR>
 SIMT_DEVICE void run_cluster(const Args& a, int b, const RowWin& w, Smem& sm, Team<NR>& tm, int path) {
   const int rank = tm.rank();
   const long long lanes = static_cast<long long>(w.nvec) * 4;
-  if (NR == 16 && lanes <= static_cast<long long>(NR) * a.r2_lanes) {
+  constexpr bool kReg = NR != 8;
+  if (kReg && lanes <= static_cast<long long>(NR) * a.r2_lanes) {
     RegSrc<2, NR> s;
     s.load(w, rank);
     select_row<NR, kBitsCluster>(a, b, w, s, sm, tm);
-  } else if (NR == 16 && lanes <= static_cast<long long>(NR) * a.r4_lanes) {
+  } else if (kReg && lanes <= static_cast<long long>(NR) * a.r4_lanes) {
     RegSrc<4, NR> s;
     s.load(w, rank);
     select_row<NR, kBitsCluster>(a, b, w, s, sm, tm);
@@ -126,7 +127,14 @@ SIMT_KERNEL void SIMT_LAUNCH_BOUNDS(kThreads, kMinBlocks) topk_main_kernel(Args 
   run_single<kStage, kLean>(a, b, w, single_path(a, w, kR4), sm);
 }
 
-// Small-batch cluster kernel, grid (B * NR), one cluster per row. The elected rank b mod NR
+// The path a cluster kernel of NR CTAs per row reports.
+template <int NR>
+constexpr int cluster_path() {
+  return NR == 16 ? DSV4_PATH_CLUSTER16 : NR == 8 ? DSV4_PATH_CLUSTER8 : NR == 4 ? DSV4_PATH_CLUSTER4 : DSV4_PATH_CLUSTER2;
+}
+
+// Cluster kernel (small batches: 16 or 8 CTAs per row; mid-size batches: 4 or 2, launched at one
+// CTA per SM), grid (B * NR), one cluster per row. The elected rank b mod NR
 // alone handles errors, trivial rows, rows within Register4 capacity and rows up to F(B)
 // (Streaming); other rows (and, when the path is forced, every non-trivial row) use the whole
 // cluster. The decision is uniform over the cluster.
@@ -146,7 +154,7 @@ SIMT_KERNEL void SIMT_LAUNCH_BOUNDS(kThreads, kMinBlocks) topk_cluster_kernel(Ar
   RowWin w;
   long long bad = 0;
   const int code = prepare_row(a, b, n, &w, &bad);
-  const bool forced = a.force == DSV4_PATH_CLUSTER8 || a.force == DSV4_PATH_CLUSTER16;
+  const bool forced = is_cluster_path(a.force);
   const bool whole = code == 0 && n > a.K &&
                      (forced || (w.head + w.lim > a.r4_lanes && n > a.floor));
   if (!whole) {
@@ -155,7 +163,7 @@ SIMT_KERNEL void SIMT_LAUNCH_BOUNDS(kThreads, kMinBlocks) topk_cluster_kernel(Ar
     run_single<false>(a, b, w, w.head + w.lim <= a.r4_lanes ? DSV4_PATH_REGISTER4 : DSV4_PATH_STREAMING, sm);
     return;
   }
-  run_cluster<NR>(a, b, w, sm, tm, NR == 16 ? DSV4_PATH_CLUSTER16 : DSV4_PATH_CLUSTER8);
+  run_cluster<NR>(a, b, w, sm, tm, cluster_path<NR>());
 }
 
 // Persistent pool: `nclusters` clusters of 8; cluster c processes plan items N-1-c, N-1-c-P, ...

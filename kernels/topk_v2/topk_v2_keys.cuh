@@ -92,6 +92,13 @@ static_assert(kStreamBatch >= 1 && kStreamBatch <= 8, "stream batch 1..8");
 #ifndef DSV4_TOPK_C8_WIDE
 #define DSV4_TOPK_C8_WIDE 1
 #endif
+// Mid-batch clusters: batches above the small-batch cut whose rows exceed Register4 take a
+// cluster of 4 (B <= Sizing::P1_4) or 2 (B <= Sizing::P1_2) CTAs per row at one CTA per SM
+// (Cluster-4 / Cluster-2 paths; rule in decide_kernel, measured on the H200: docs/performance.md,
+// sixth pass). 0 = the upstream dispatch for those batches (A/B switch).
+#ifndef DSV4_TOPK_MID_CLUSTER
+#define DSV4_TOPK_MID_CLUSTER 1
+#endif
 // Launches whose rows fit Register4 (L in (Register2, Register4], no stage) hold those rows in
 // kLeanBytes of dynamic shared memory instead of registers and classify them lean (SmemSrc: one
 // key compare per element against the threshold bin's first key, then only the marked lanes).

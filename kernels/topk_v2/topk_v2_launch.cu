@@ -115,6 +115,19 @@ dsv4_result resolve_sizing(Sizing* out, dsv4_message* msg) {
       else
         simt::rt::last_error();  // clear our own failure (P1 stays 0: the wide kernel unused)
     }
+    // the mid-batch cluster kernels' own answers (H200: 30 clusters of 4, 66 of 2); 0 = off
+    if (DSV4_TOPK_MID_CLUSTER && cfg.mid_cluster_enable != 0) {
+      v = 0;
+      if (simt::rt::max_active_clusters(base_config(4, 4, nullptr), topk_cluster_kernel<4, 1>, &v) == simt::rt::kSuccess)
+        s.P1_4 = v > 0 ? v : 0;
+      else
+        simt::rt::last_error();
+      v = 0;
+      if (simt::rt::max_active_clusters(base_config(2, 2, nullptr), topk_cluster_kernel<2, 1>, &v) == simt::rt::kSuccess)
+        s.P1_2 = v > 0 ? v : 0;
+      else
+        simt::rt::last_error();
+    }
   }
   const bool b100 = p.cc_major == 10;
   // F(B) for B <= 15 on sm_90: 16384 (the spec's upstream default is 32768). Measured on the H200
@@ -137,9 +150,9 @@ dsv4_result resolve_sizing(Sizing* out, dsv4_message* msg) {
   s.early_read = cfg.early_read > 0 ? 1 : 0;
   s.sm_count = p.sm_count;
   if (const char* e = std::getenv("DSV4_PRINT_SIZING"); e != nullptr && e[0] == '1')  // diagnostics
-    std::fprintf(stderr, "dsv4 topk_v2 sizing: cc %d.%d SMs %d clusters %s P %d C16 %d P1 %d F %d/%d (B <= %d)\n",
+    std::fprintf(stderr, "dsv4 topk_v2 sizing: cc %d.%d SMs %d clusters %s P %d C16 %d P1 %d P1_4 %d P1_2 %d F %d/%d (B <= %d)\n",
                  s.cc_major, s.cc_minor, s.sm_count, s.cluster_ok ? "on" : "off", s.P, s.C16, s.P1,
-                 s.floor_small, s.floor_large, s.small_batch_cut);
+                 s.P1_4, s.P1_2, s.floor_small, s.floor_large, s.small_batch_cut);
   g_sizing = s;
   g_dev = p.device;
   g_gen = config_generation();
@@ -171,7 +184,7 @@ Decision decide_kernel(const Sizing& s, long long B, long long L, bool ragged) {
     case DSV4_PATH_REGISTER2: case DSV4_PATH_REGISTER4: case DSV4_PATH_STREAMING:
       d.kernel = DSV4_PATH_REGISTER4;
       return d;
-    case DSV4_PATH_CLUSTER8: case DSV4_PATH_CLUSTER16:
+    case DSV4_PATH_CLUSTER8: case DSV4_PATH_CLUSTER16: case DSV4_PATH_CLUSTER4: case DSV4_PATH_CLUSTER2:
       d.kernel = s.force;
       return d;
     case DSV4_PATH_POOL: {
@@ -186,6 +199,20 @@ Decision decide_kernel(const Sizing& s, long long B, long long L, bool ragged) {
     if (s.force == DSV4_PATH_REGISTER2 || s.force == DSV4_PATH_REGISTER4 || s.force == DSV4_PATH_STREAMING)
       d.kernel = DSV4_PATH_REGISTER4;
     return d;
+  }
+  // Mid-batch clusters (B above the small-batch cut, every cluster co-resident at one CTA per SM:
+  // B <= P1_4 takes 4 CTAs per row, B <= P1_2 two) for rows longer than Register4 when each
+  // rank's share fits Register4 (L <= NR r4) or the rows are long (L > F_large). Measured on the
+  // H200 (docs/performance.md, sixth pass): B=16 L=65536 18.1 -> 12.6 us, B=64 L=131072 31.0 ->
+  // 28.1, B=32 L=131072 37.4 -> 27.1; Cluster-2 rows streamed at L in (2 r4, F_large] were up to 3 %
+  // slower than one CTA reading the row once through the stage, so those stay single-CTA.
+  if (s.cluster_ok && B > s.small_batch_cut && L > s.r4 && B <= s.max_batch) {
+    const int nr = B <= s.P1_4 ? 4 : (B <= s.P1_2 ? 2 : 0);
+    if (nr > 0 && (L <= static_cast<long long>(nr) * s.r4 || L > s.floor_large)) {
+      d.kernel = nr == 4 ? DSV4_PATH_CLUSTER4 : DSV4_PATH_CLUSTER2;
+      d.floor = s.r4;
+      return d;
+    }
   }
   const bool use_cluster = s.cluster_ok && L > d.floor && B <= s.max_batch;
   if (!use_cluster) return d;
@@ -267,6 +294,12 @@ dsv4_result launch_transform(const Args& a, const Decision& d, void* stream, dsv
     case DSV4_PATH_CLUSTER16:
       e = simt::rt::launch(base_config(a.B * 16, 16, stream), topk_cluster_kernel<16>, a);
       return launched(e, "the cluster-16 kernel", msg);
+    case DSV4_PATH_CLUSTER4:
+      e = simt::rt::launch(base_config(a.B * 4, 4, stream), topk_cluster_kernel<4, 1>, a);
+      return launched(e, "the cluster-4 kernel", msg);
+    case DSV4_PATH_CLUSTER2:
+      e = simt::rt::launch(base_config(a.B * 2, 2, stream), topk_cluster_kernel<2, 1>, a);
+      return launched(e, "the cluster-2 kernel", msg);
     case DSV4_PATH_POOL: {
       if (d.pool_clusters <= 0) return fail(msg, DSV4_ERR_INTERNAL, "topk_v2: zero-size pool");
       e = simt::rt::launch(base_config(d.pool_clusters * 8, 8, stream), topk_pool_kernel, a, d.pool_clusters);

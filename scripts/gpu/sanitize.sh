@@ -3,7 +3,7 @@
 # there, not under gVisor), from the repo root, with .gpu-bundle/ carried. Runs compute-sanitizer
 # memcheck, racecheck, initcheck and synccheck over a representative, SMALL subset:
 #   - test_gpu_forced_paths: Top-K v2 with every path forced (register2, register4, streaming,
-#     cluster8, cluster16, pool), bf16 small top-k and amax8, tight allocations (all four tools);
+#     cluster8, cluster16, pool, cluster4, cluster2), bf16 small top-k and amax8, tight allocations (all four tools);
 #   - test_gpu_stale_plan_inject, small-batch injection cases only (memcheck);
 #   - the property suites' *_gpu twins with tiny RapidCheck runs (RC_PARAMS max_success /
 #     max_size small; memcheck; racecheck too for topk_v2_test_gpu).

@@ -62,7 +62,7 @@ python3 scripts/gpu/ab_table.py topk "$T" "${VN[@]}" >>"$LOG"
 grep -H failing "$T"/t_*.txt >>"$LOG" 2>/dev/null
 if [ -n "${AB_ONE:-}" ]; then
   ALL=(base new "${VN[@]}" "${ONE_VN[@]}")
-  { echo; echo "== --one timings (us; path 0 = auto, 5 = cluster8, 6 = cluster16; -1 = failed or not built)"
+  { echo; echo "== --one timings (us; path 0 = auto, 5 = cluster8, 6 = cluster16, 9 = cluster4, 10 = cluster2; -1 = failed or not built)"
     printf '| B:L:K:path |'; printf ' %s |' "${ALL[@]}"; echo
     printf '|---|'; printf -- '---:|%.0s' "${ALL[@]}"; echo
     for c in $AB_ONE; do

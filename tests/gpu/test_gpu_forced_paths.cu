@@ -37,8 +37,7 @@ TEST_P(ForcedPaths, ExactWithTightAllocations) {
     std::printf("[ SKIP-NOTE ] %s: path %s not offered / not forcible\n", p.path.c_str(), fc.name);
     GTEST_SKIP() << "path not offered";
   }
-  if ((fc.path == DSV4_PATH_CLUSTER8 || fc.path == DSV4_PATH_CLUSTER16 || fc.path == DSV4_PATH_POOL) &&
-      device_props().major < 9) {
+  if (fc.path >= DSV4_PATH_CLUSTER8 && fc.path != DSV4_PATH_ROW_ERROR && device_props().major < 9) {
     std::printf("[ SKIP-NOTE ] %s needs a cluster-capable device\n", fc.name);
     GTEST_SKIP() << "no clusters";
   }
@@ -77,7 +76,9 @@ INSTANTIATE_TEST_SUITE_P(
                       ForcedCase{DSV4_PATH_STREAMING, 20000, "streaming"},
                       ForcedCase{DSV4_PATH_CLUSTER8, 20000, "cluster8"},
                       ForcedCase{DSV4_PATH_CLUSTER16, 20000, "cluster16"},
-                      ForcedCase{DSV4_PATH_POOL, 20000, "pool"}),
+                      ForcedCase{DSV4_PATH_POOL, 20000, "pool"},
+                      ForcedCase{DSV4_PATH_CLUSTER4, 70000, "cluster4"},   // rank shares streamed
+                      ForcedCase{DSV4_PATH_CLUSTER2, 20000, "cluster2"}),  // rank shares in registers
     [](const ::testing::TestParamInfo<ForcedCase>& i) { return std::string(i.param.name); });
 
 TEST(TightAllocations, Bf16SmallAndAmax8) {

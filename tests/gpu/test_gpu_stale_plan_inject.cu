@@ -46,6 +46,9 @@ class GpuPlanAndProbe : public ::testing::Test {
 // Spec bug class 20 trigger: B = 64, L = 131072, static_threshold = 0 (T = 32768).
 TEST_F(GpuPlanAndProbe, StalePlanKeepsRowsExactAndWarns) {
   const int B = 64, L = 131072, K = 512;
+  dsv4_config cfg = default_config();
+  cfg.mid_cluster_enable = 0;  // the pool takes these rows, not Cluster-2 (the plan is read)
+  ASSERT_TRUE(apply_config(cfg));
   if (plan_is_written(B) != 1) {
     std::printf("[ SKIP-NOTE ] plan_is_written(%d) = %d on %s: no pool, no stale plan possible\n",
                 B, plan_is_written(B), device_props().name);
@@ -119,6 +122,7 @@ TEST_P(GpuProbeInjection, DocumentedSizingExactResultsNoZeroLaunch) {
   dsv4_config cfg = default_config();
   cfg.inject_probe_c8 = ic.c8;
   cfg.inject_probe_c16 = ic.c16;
+  cfg.mid_cluster_enable = 0;  // B = 64 rows to the pool (its sizing is what is injected)
   ASSERT_TRUE(apply_config(cfg));
   const int written = plan_is_written(ic.B);
   std::printf("%s: inject c8=%d c16=%d, B=%d: plan_is_written = %d\n", ic.what, ic.c8, ic.c16, ic.B,
@@ -152,8 +156,9 @@ TEST_P(GpuProbeInjection, DocumentedSizingExactResultsNoZeroLaunch) {
   for (int32_t p : paths)
     if (p >= 0 && p < DSV4_PATH_COUNT) ++counts[p];
   if (!paths.empty())
-    std::printf("  paths: trivial %d reg2 %d reg4 %d stream %d c8 %d c16 %d pool %d error %d\n",
-                counts[1], counts[2], counts[3], counts[4], counts[5], counts[6], counts[7], counts[8]);
+    std::printf("  paths: trivial %d reg2 %d reg4 %d stream %d c8 %d c16 %d pool %d error %d c4 %d c2 %d\n",
+                counts[1], counts[2], counts[3], counts[4], counts[5], counts[6], counts[7], counts[8],
+                counts[9], counts[10]);
   if (!paths.empty() && ic.c8 == 0) EXPECT_EQ(counts[DSV4_PATH_POOL], 0) << "pool ran with P = 0";
   if (!paths.empty() && (ic.c16 == 0 || ic.c16 == -2))
     EXPECT_EQ(counts[DSV4_PATH_CLUSTER16], 0) << "Cluster-16 ran with C16 = 0";

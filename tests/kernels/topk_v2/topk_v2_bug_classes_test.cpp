@@ -11,7 +11,8 @@ using tk::Case;
 using tk::Cfg;
 
 const int kPaths[] = {DSV4_PATH_AUTO, DSV4_PATH_REGISTER2, DSV4_PATH_REGISTER4, DSV4_PATH_STREAMING,
-                      DSV4_PATH_CLUSTER8, DSV4_PATH_CLUSTER16, DSV4_PATH_POOL};
+                      DSV4_PATH_CLUSTER8, DSV4_PATH_CLUSTER16, DSV4_PATH_POOL, DSV4_PATH_CLUSTER4,
+                      DSV4_PATH_CLUSTER2};
 
 // Runs `c` on every forced path (ragged: the single-CTA ones) and checks oracle + memory contract.
 void run_all_paths(const Case& base, const char* what, int tie_capacity = -1) {

@@ -253,6 +253,7 @@ TEST(TopkV2Contract, C13_ProbeInjection) {
     cfg.c.cluster_floor_small = 1000;
     cfg.c.cluster_floor_large = 1000;
     cfg.c.plan_t_min = 1000;
+    cfg.c.mid_cluster_enable = 0;  // B = 64: the pool's sizing, not Cluster-2
     cfg.apply();
     Case c = random_case(j.B, 3000, 32, 13);  // beyond Register4 (2048 lanes at 128 threads)
     c.static_threshold = 0;
@@ -322,7 +323,8 @@ TEST(TopkV2Dispatch, SmallGridsTakeTheOneCtaPerSmKernelAndLongRowsTheStage) {
 namespace {
 namespace t = dsv4::ours::topk;
 // The sizing the CPU backend resolves under the default config (an sm_90 virtual device) and, with
-// `h200`, the cluster answers of the H200 (C16 = 7, P = 30, P1 = 15: DSV4_PRINT_SIZING=1 there).
+// `h200`, the cluster answers of the H200 (C16 = 7, P = 30, P1 = 15, P1_4 = 30, P1_2 = 66:
+// DSV4_PRINT_SIZING=1 there).
 t::Sizing default_sizing(bool h200) {
   Cfg cfg;
   cfg.apply();
@@ -334,6 +336,8 @@ t::Sizing default_sizing(bool h200) {
     s.C16 = 7;
     s.P = 30;
     s.P1 = 15;
+    s.P1_4 = 30;
+    s.P1_2 = 66;
   }
   return s;
 }
@@ -350,8 +354,38 @@ TEST(TopkV2Dispatch, Sm90ClusterFloors) {
   EXPECT_EQ(t::decide(s, 1, 16385, false).kernel, DSV4_PATH_CLUSTER16);
   EXPECT_EQ(t::decide(s, 7, 32768, false).kernel, DSV4_PATH_CLUSTER16);
   EXPECT_EQ(t::decide(s, 8, 24576, false).kernel, DSV4_PATH_CLUSTER8);
-  EXPECT_EQ(t::decide(s, 16, 32768, false).kernel, DSV4_PATH_REGISTER4);  // main kernel, Streaming rows
-  EXPECT_EQ(t::decide(s, 16, 65537, false).kernel, DSV4_PATH_CLUSTER8);
+  t::Sizing up = s;  // mid-batch clusters off: the upstream rule above the small-batch cut
+  up.P1_4 = up.P1_2 = 0;
+  EXPECT_EQ(t::decide(up, 16, 32768, false).kernel, DSV4_PATH_REGISTER4);  // main kernel, Streaming rows
+  EXPECT_EQ(t::decide(up, 16, 65537, false).kernel, DSV4_PATH_CLUSTER8);
+}
+
+// Mid-batch clusters (B above the small-batch cut, all clusters co-resident at one CTA per SM):
+// Cluster-4 for B <= P1_4, Cluster-2 for B <= P1_2, for rows beyond Register4 whose rank shares
+// fit Register4 or that are longer than F_large; never for ragged launches; forced paths win.
+TEST(TopkV2Dispatch, MidBatchClustersWhereEveryClusterIsResident) {
+  t::Sizing s = default_sizing(true);
+  const long long r4 = s.r4, fl = s.floor_large;
+  EXPECT_EQ(t::decide(s, 15, fl + 1, false).kernel, DSV4_PATH_CLUSTER8);  // small batch: unchanged
+  EXPECT_EQ(t::decide(s, 16, r4, false).kernel, DSV4_PATH_REGISTER4);     // fits Register4
+  EXPECT_EQ(t::decide(s, 16, r4 + 1, false).kernel, DSV4_PATH_CLUSTER4);
+  EXPECT_EQ(t::decide(s, 30, 4 * r4, false).kernel, DSV4_PATH_CLUSTER4);
+  EXPECT_EQ(t::decide(s, 30, fl + 1, false).kernel, DSV4_PATH_CLUSTER4);
+  EXPECT_EQ(t::decide(s, 31, 2 * r4, false).kernel, DSV4_PATH_CLUSTER2);
+  EXPECT_EQ(t::decide(s, 31, 2 * r4 + 1, false).kernel, DSV4_PATH_REGISTER4);  // one CTA, the stage
+  EXPECT_TRUE(t::decide(s, 31, 2 * r4 + 1, false).stage);
+  EXPECT_EQ(t::decide(s, 66, fl, false).kernel, DSV4_PATH_REGISTER4);
+  EXPECT_EQ(t::decide(s, 66, fl + 1, false).kernel, DSV4_PATH_CLUSTER2);
+  EXPECT_EQ(t::decide(s, 67, fl + 1, false).kernel, DSV4_PATH_POOL);  // beyond P1_2: upstream rule
+  EXPECT_EQ(t::decide(s, 16, fl + 1, true).kernel, DSV4_PATH_REGISTER4);  // ragged: no clusters
+  EXPECT_EQ(t::decide(s, 16, r4 + 1, false).floor, r4);  // rows within Register4: the elected rank
+  s.force = DSV4_PATH_CLUSTER2;
+  EXPECT_EQ(t::decide(s, 3, 100, false).kernel, DSV4_PATH_CLUSTER2);
+  s.force = DSV4_PATH_CLUSTER4;
+  EXPECT_EQ(t::decide(s, 500, 100, false).kernel, DSV4_PATH_CLUSTER4);
+  s.force = DSV4_PATH_AUTO;
+  s.P1_4 = 0;  // no 4-wide answer: Cluster-2 up to P1_2
+  EXPECT_EQ(t::decide(s, 16, r4 + 1, false).kernel, DSV4_PATH_CLUSTER2);
 }
 
 // The 8-wide cluster kernel's 1-CTA/SM instantiation (Decision::wide on a Cluster-8 launch) only
@@ -363,6 +397,7 @@ TEST(TopkV2Dispatch, WideClusterEightOnlyWhenEveryClusterIsResident) {
   EXPECT_EQ(d8.kernel, DSV4_PATH_CLUSTER8);
   EXPECT_TRUE(d8.wide);
   EXPECT_TRUE(t::decide(s, 15, 24576, false).wide);
+  s.P1_4 = s.P1_2 = 0;  // mid-batch clusters off
   EXPECT_EQ(t::decide(s, 16, 131072, false).kernel, DSV4_PATH_CLUSTER8);
   EXPECT_FALSE(t::decide(s, 16, 131072, false).wide);
   s.P1 = 0;  // off (DSV4_TOPK_C8_WIDE=0 or no answer)

@@ -177,9 +177,10 @@ int main(int argc, char** argv) {
   }
   struct Shape { int B, L; };
   const Shape shapes[] = {{8, 4096}, {8, 8193}, {4, 16385}, {4, 40000}, {1, 131072}, {8, 131072}, {40, 131072}};
-  const int paths[] = {0, 2, 3, 4, 5, 6, 7};
+  const int paths[] = {0, 2, 3, 4, 5, 6, 7, 9, 10};
+  const int npaths = static_cast<int>(sizeof paths / sizeof paths[0]);
   for (const Shape& s : shapes)
-    for (int pi = 0; pi < (timing_only ? 0 : 7); ++pi)
+    for (int pi = 0; pi < (timing_only ? 0 : npaths); ++pi)
       for (int K : {512, 2048})
         for (int family = 0; family <= 8; ++family) {
           if (quick && family % 3) continue;
