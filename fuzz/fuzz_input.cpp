@@ -31,6 +31,7 @@ int64_t score_cells(const Case& c) {
 std::vector<int32_t> thresholds(const Case& c, const InputLimits& lim) {
   const int32_t k = std::max(c.shape.k, 1), r2 = lim.block_threads * 8, r4 = lim.block_threads * 16;
   std::vector<int32_t> t = {0, 1, k - 1, k, k + 1, r2 - 1, r2, r2 + 1, r4 - 1, r4, r4 + 1,
+                            2 * r4, 2 * r4 + 1, 4 * r4, 4 * r4 + 1,  // Cluster-2 / -4 register capacities
                             c.shape.width, c.shape.width - 1, 8 * (k / 8) - 1, 8 * (k / 8) + 1};
   if (c.kernel == KernelId::CandidateTable)  // tokens: nb around K
     t = {0, 1, 8 * k - 1, 8 * k, 8 * k + 1, 8 * k + 8, 8 * k + 9};

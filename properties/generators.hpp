@@ -62,8 +62,9 @@ inline void set_limits_from(const dsv4_capabilities& c) {
   if (c.k_max > 0) l.k_max = c.k_max;
   if (c.bf16_len_max > 0) l.bf16_len_max = c.bf16_len_max;
   if (c.candidate_capacity > 0) l.candidate_capacity = c.candidate_capacity;
-  // Keep a property case within ~3 register-4 capacities (every path reachable, still fast).
-  l.max_width = std::max(3 * l.register4_max() + 4, 4096);
+  // Keep a property case within 4 register-4 capacities + 4 (every path and the register
+  // capacities of the 2- and 4-wide cluster kernels reachable, still fast).
+  l.max_width = std::max(4 * l.register4_max() + 4, 4096);
 }
 
 // The forceable Top-K v2 paths of this implementation (DSV4_PATH_AUTO first).
@@ -208,7 +209,8 @@ inline rc::Gen<int32_t> seqLenNear(int32_t k, int32_t L) {
   return rc::gen::exec([k, L]() -> int32_t {
     const int r2 = limits().register2_max(), r4 = limits().register4_max();
     const int32_t n = *rc::gen::element(0, 1, k - 1, k, k + 1, r2 - 1, r2, r2 + 1, r4 - 1, r4,
-                                        r4 + 1, L, L - 1, *rc::gen::inRange(0, L + 1),
+                                        r4 + 1, 2 * r4 - 1, 2 * r4, 2 * r4 + 1, 4 * r4, 4 * r4 + 1,
+                                        L, L - 1, *rc::gen::inRange(0, L + 1),
                                         *rc::gen::inRange(0, L + 1));
     return std::clamp(n, 0, L);
   });
@@ -218,8 +220,11 @@ inline rc::Gen<int32_t> seqLenNear(int32_t k, int32_t L) {
 inline rc::Gen<int32_t> topkWidth(int32_t k) {
   return rc::gen::exec([k]() -> int32_t {
     const int r2 = limits().register2_max(), r4 = limits().register4_max();
+    // r2, r4: the single-CTA register capacities; 2 r4 (= 4 r2), 4 r4: the Cluster-2 / Cluster-4
+    // register capacities (and the stage's 2 x Register4 launch rule)
     const int32_t L = *rc::gen::element(k, k + 1, k + 4, 2 * k + 3, r2 - 1, r2, r2 + 1, r4 - 1, r4,
-                                        r4 + 1, 51, 256, *rc::gen::inRange(1, limits().max_width));
+                                        r4 + 1, 2 * r4 - 1, 2 * r4 + 1, 4 * r4, 4 * r4 + 1, 51, 256,
+                                        *rc::gen::inRange(1, limits().max_width));
     return std::clamp(L, 1, limits().max_width);
   });
 }

@@ -33,6 +33,9 @@
 #ifndef DSV4_FAULT_TOPK_STAGE_NO_SAMPLE_BARRIER  // one-read Streaming: no barrier before the guess
 #define DSV4_FAULT_TOPK_STAGE_NO_SAMPLE_BARRIER 0
 #endif
+#ifndef DSV4_FAULT_TOPK_CLUSTER_REG_OVERFILL  // cluster register rows up to one rank share too
+#define DSV4_FAULT_TOPK_CLUSTER_REG_OVERFILL 0  // long (the lanes past capacity never loaded)
+#endif
 
 // bf16 small top-k (kernels/topk_bf16_small)
 #ifndef DSV4_FAULT_BF16_NEGZERO_PIVOT       // -0 pivot rule: IEEE compare without the census fix

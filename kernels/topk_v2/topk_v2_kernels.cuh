@@ -69,20 +69,21 @@ SIMT_DEVICE void run_single(const Args& a, int b, const RowWin& w, int path, Sme
   report_path(a, b, path);
 }
 
-// A whole-cluster row: in the 16-, 4- and 2-wide kernels (64 registers: no spills) held in
-// registers when the ranks' shares fit (2 or 4 vectors per thread, bounded by the Register2 /
-// Register4 tunables scaled by NR); else streamed. (Register rows in the 8-wide kernel, 32
-// registers, spill and measured slower than streaming: docs/performance.md.)
-template <int NR>
+// A whole-cluster row: in the 1-CTA/SM kernels (kWide: 16-, 4- and 2-wide always, the 8-wide one
+// for B <= P1; 64 registers, no spills) held in registers when the ranks' shares fit (2 or 4
+// vectors per thread, bounded by the Register2 / Register4 tunables scaled by NR); else streamed.
+// (Register rows in the 2-CTA/SM 8-wide kernel and the pool, 32 registers, spill and measured
+// slower than streaming: docs/performance.md.)
+template <int NR, bool kWide>
 SIMT_DEVICE void run_cluster(const Args& a, int b, const RowWin& w, Smem& sm, Team<NR>& tm, int path) {
   const int rank = tm.rank();
   const long long lanes = static_cast<long long>(w.nvec) * 4;
-  constexpr bool kReg = NR != 8;
+  constexpr bool kReg = kWide && (NR != 8 || DSV4_TOPK_C8_WIDE_REG);
   if (kReg && lanes <= static_cast<long long>(NR) * a.r2_lanes) {
     RegSrc<2, NR> s;
     s.load(w, rank);
     select_row<NR, kBitsCluster>(a, b, w, s, sm, tm);
-  } else if (kReg && lanes <= static_cast<long long>(NR) * a.r4_lanes) {
+  } else if (kReg && lanes <= static_cast<long long>(NR + DSV4_FAULT_TOPK_CLUSTER_REG_OVERFILL) * a.r4_lanes) {
     RegSrc<4, NR> s;
     s.load(w, rank);
     select_row<NR, kBitsCluster>(a, b, w, s, sm, tm);
@@ -163,7 +164,7 @@ SIMT_KERNEL void SIMT_LAUNCH_BOUNDS(kThreads, kMinBlocks) topk_cluster_kernel(Ar
     run_single<false>(a, b, w, w.head + w.lim <= a.r4_lanes ? DSV4_PATH_REGISTER4 : DSV4_PATH_STREAMING, sm);
     return;
   }
-  run_cluster<NR>(a, b, w, sm, tm, cluster_path<NR>());
+  run_cluster<NR, kMinBlocks == 1>(a, b, w, sm, tm, cluster_path<NR>());
 }
 
 // Persistent pool: `nclusters` clusters of 8; cluster c processes plan items N-1-c, N-1-c-P, ...
@@ -199,7 +200,7 @@ SIMT_KERNEL void SIMT_LAUNCH_BOUNDS(kThreads, 2) topk_pool_kernel(Args a, int nc
       if (rank == 0) finish_simple_row(a, id, n, &w);
       continue;
     }
-    run_cluster<8>(a, id, w, sm, tm, DSV4_PATH_POOL);
+    run_cluster<8, false>(a, id, w, sm, tm, DSV4_PATH_POOL);
   }
 }
 

@@ -92,6 +92,11 @@ static_assert(kStreamBatch >= 1 && kStreamBatch <= 8, "stream batch 1..8");
 #ifndef DSV4_TOPK_C8_WIDE
 #define DSV4_TOPK_C8_WIDE 1
 #endif
+// ... and that instantiation holds whole-cluster rows in registers like the 16-wide kernel (H200
+// A/B, sixth pass: B in [8, 15], L >= 32K -6..-10 %). 0 = streamed as in the 2-CTA/SM kernel.
+#ifndef DSV4_TOPK_C8_WIDE_REG
+#define DSV4_TOPK_C8_WIDE_REG 1
+#endif
 // Mid-batch clusters: batches above the small-batch cut whose rows exceed Register4 take a
 // cluster of 4 (B <= Sizing::P1_4) or 2 (B <= Sizing::P1_2) CTAs per row at one CTA per SM
 // (Cluster-4 / Cluster-2 paths; rule in decide_kernel, measured on the H200: docs/performance.md,

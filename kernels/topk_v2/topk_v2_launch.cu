@@ -26,15 +26,11 @@ simt::rt::LaunchConfig base_config(int grid, int cluster, void* stream) {
   return c;
 }
 
-// The 8-wide cluster kernel: its 1-CTA/SM (64-register) instantiation when all B clusters of the
-// launch are co-resident at one CTA per SM (Decision::wide, B <= Sizing::P1); one kernel in the
-// CPU build (no launch bounds there).
+// The 8-wide cluster kernel: its 1-CTA/SM (64-register, register rows) instantiation when all B
+// clusters of the launch are co-resident at one CTA per SM (Decision::wide, B <= Sizing::P1). The
+// CPU build has no launch bounds but keeps both (they differ in where whole-cluster rows live).
 auto cluster8_kernel(bool wide) {
-#if defined(__CUDACC__)
   if (wide) return &topk_cluster_kernel<8, 1>;
-#else
-  (void)wide;
-#endif
   return &topk_cluster_kernel<8>;
 }
 
