@@ -121,27 +121,30 @@ struct RegSrc {
 // thread, each thread reads back only the vectors it wrote (no barrier). Classified by bit masks
 // (select_row step 3): with a bound `lo` (the threshold bin's first key), one key compare per
 // element marks the few lanes that can be ABOVE or CANDIDATE and only those are classified.
-template <int VPT>
+// NR > 1: a cluster rank's share (slot q of this thread holds vector vec_of<NR>(q, rank); the
+// 1-CTA/SM cluster kernels, DSV4_TOPK_CLUSTER_SMEM, VPT = 8 in kClusterRowBytes).
+template <int VPT, int NR = 1>
 struct SmemSrc {
   static constexpr bool kKeyClassified = false;
   static constexpr bool kMasked = true;
   static_assert(VPT * 4 <= 32, "one 32-bit mask per thread");
   float4* buf;
-  int nvec = 0, head = 0;
-  SIMT_DEVICE void load(const RowWin& w) {
+  int nvec = 0, head = 0, rank = 0;
+  SIMT_DEVICE static int slot(int j) { return static_cast<int>(threadIdx.x) + j * kThreads; }
+  SIMT_DEVICE int vec(int j) const { return vec_of<NR>(slot(j), rank); }
+  SIMT_DEVICE void load(const RowWin& w, int r = 0) {
     nvec = w.nvec;
     head = w.head;
+    rank = r;
     float x[VPT][4];
 #pragma unroll
     for (int j = 0; j < VPT; ++j) {
-      const int v = threadIdx.x + j * kThreads;
+      const int v = vec(j);
       if (v < nvec) load_vec(w, v, x[j]);
     }
 #pragma unroll
-    for (int j = 0; j < VPT; ++j) {
-      const int v = threadIdx.x + j * kThreads;
-      if (v < nvec) buf[v] = make_float4(x[j][0], x[j][1], x[j][2], x[j][3]);
-    }
+    for (int j = 0; j < VPT; ++j)
+      if (vec(j) < nvec) buf[slot(j)] = make_float4(x[j][0], x[j][1], x[j][2], x[j][3]);
   }
   SIMT_DEVICE float lane(int bit) const {  // lane `bit` (4 j + c) of this thread's vectors
     return reinterpret_cast<const float*>(buf)[(threadIdx.x + (bit >> 2) * kThreads) * 4 + (bit & 3)];
@@ -150,9 +153,9 @@ struct SmemSrc {
   SIMT_DEVICE void each(F&& f) const {
 #pragma unroll
     for (int j = 0; j < VPT; ++j) {
-      const int v = threadIdx.x + j * kThreads;
+      const int v = vec(j);
       if (v < nvec) {
-        const float4 q = buf[v];
+        const float4 q = buf[slot(j)];
         f(v * 4 - head, q.x);
         f(v * 4 + 1 - head, q.y);
         f(v * 4 + 2 - head, q.z);
@@ -168,9 +171,8 @@ struct SmemSrc {
     unsigned maybe = 0;
 #pragma unroll
     for (int j = 0; j < VPT; ++j) {
-      const int v = threadIdx.x + j * kThreads;
-      if (v < nvec) {
-        const float4 q = buf[v];
+      if (vec(j) < nvec) {
+        const float4 q = buf[slot(j)];
         maybe |= (key32(q.x) >= lo ? 1u : 0u) << (4 * j);
         maybe |= (key32(q.y) >= lo ? 1u : 0u) << (4 * j + 1);
         maybe |= (key32(q.z) >= lo ? 1u : 0u) << (4 * j + 2);
@@ -187,9 +189,7 @@ struct SmemSrc {
     *above = a;
     *cand = m;
   }
-  SIMT_DEVICE int pos_of(int bit) const {
-    return (threadIdx.x + (bit >> 2) * kThreads) * 4 + (bit & 3) - head;
-  }
+  SIMT_DEVICE int pos_of(int bit) const { return vec(bit >> 2) * 4 + (bit & 3) - head; }
   template <class F>
   SIMT_DEVICE void each_in(unsigned mask, F&& f) const {  // f(pos, x) for the lanes of `mask`
     for (unsigned m = mask; m != 0; m &= m - 1) {

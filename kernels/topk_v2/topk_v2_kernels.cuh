@@ -71,9 +71,14 @@ SIMT_DEVICE void run_single(const Args& a, int b, const RowWin& w, int path, Sme
 
 // A whole-cluster row: in the 1-CTA/SM kernels (kWide: 16-, 4- and 2-wide always, the 8-wide one
 // for B <= P1; 64 registers, no spills) held in registers when the ranks' shares fit (2 or 4
-// vectors per thread, bounded by the Register2 / Register4 tunables scaled by NR); else streamed.
+// vectors per thread, bounded by the Register2 / Register4 tunables scaled by NR); in the 4- and
+// 2-wide kernels launched with kClusterRowBytes (a.stage) up to twice that in shared memory
+// (SmemSrc<8, NR>, lean classification); else streamed.
 // (Register rows in the 2-CTA/SM 8-wide kernel and the pool, 32 registers, spill and measured
 // slower than streaming: docs/performance.md.)
+template <int NR, bool kWide>
+constexpr bool kSmemRows = DSV4_TOPK_CLUSTER_SMEM && kWide && NR <= 4;
+
 template <int NR, bool kWide>
 SIMT_DEVICE void run_cluster(const Args& a, int b, const RowWin& w, Smem& sm, Team<NR>& tm, int path) {
   const int rank = tm.rank();
@@ -85,6 +90,11 @@ SIMT_DEVICE void run_cluster(const Args& a, int b, const RowWin& w, Smem& sm, Te
     select_row<NR, kBitsCluster>(a, b, w, s, sm, tm);
   } else if (kReg && lanes <= static_cast<long long>(NR + DSV4_FAULT_TOPK_CLUSTER_REG_OVERFILL) * a.r4_lanes) {
     RegSrc<4, NR> s;
+    s.load(w, rank);
+    select_row<NR, kBitsCluster>(a, b, w, s, sm, tm);
+  } else if (kSmemRows<NR, kWide> && a.stage && lanes <= 2LL * NR * a.r4_lanes) {
+    SIMT_DYN_SHARED(int, rowbuf);  // launched with kClusterRowBytes (Decision::stage)
+    SmemSrc<8, NR> s{reinterpret_cast<float4*>(rowbuf)};
     s.load(w, rank);
     select_row<NR, kBitsCluster>(a, b, w, s, sm, tm);
   } else {

@@ -112,6 +112,14 @@ static_assert(kStreamBatch >= 1 && kStreamBatch <= 8, "stream batch 1..8");
 #define DSV4_TOPK_LEAN_R4 1
 #endif
 constexpr int kLeanBytes = kRegister4Max * 4;
+// Cluster rows whose rank shares exceed Register4 but fit twice that (8 vectors per thread) are
+// held in kClusterRowBytes of dynamic shared memory by the 4- and 2-wide kernels (one read, lean
+// classification) instead of streamed twice (H200 A/B, sixth pass: B=64 L=65536 -14 / -22 %,
+// B=16 L=131072 -16 / -17 %). 0 = streamed (A/B switch).
+#ifndef DSV4_TOPK_CLUSTER_SMEM
+#define DSV4_TOPK_CLUSTER_SMEM 1
+#endif
+constexpr int kClusterRowBytes = 2 * kRegister4Max * 4;
 static_assert(kThreads % 32 == 0 && kThreads >= 64, "block size must be whole warps");
 
 SIMT_HD unsigned f32_bits(float x) {

@@ -198,13 +198,15 @@ Decision decide_kernel(const Sizing& s, long long B, long long L, bool ragged) {
   }
   // Mid-batch clusters (B above the small-batch cut, every cluster co-resident at one CTA per SM:
   // B <= P1_4 takes 4 CTAs per row, B <= P1_2 two) for rows longer than Register4 when each
-  // rank's share fits Register4 (L <= NR r4) or the rows are long (L > F_large). Measured on the
-  // H200 (docs/performance.md, sixth pass): B=16 L=65536 18.1 -> 12.6 us, B=64 L=131072 31.0 ->
-  // 28.1, B=32 L=131072 37.4 -> 27.1; Cluster-2 rows streamed at L in (2 r4, F_large] were up to 3 %
-  // slower than one CTA reading the row once through the stage, so those stay single-CTA.
+  // rank's share is held (registers up to Register4, DSV4_TOPK_CLUSTER_SMEM: shared memory up to
+  // twice that) or the rows are long (L > F_large). Measured on the H200 (docs/performance.md,
+  // sixth pass): B=16 L=65536 18.1 -> 12.6 us, B=64 L=131072 31.0 -> 28.1, B=32 L=131072 37.4 ->
+  // 27.1, with shared-memory shares B=64 L=65536 18.5 -> 15.9; Cluster-2 rows streamed at L in
+  // (2 r4, F_large] were up to 3 % slower than one CTA reading the row once through the stage.
   if (s.cluster_ok && B > s.small_batch_cut && L > s.r4 && B <= s.max_batch) {
     const int nr = B <= s.P1_4 ? 4 : (B <= s.P1_2 ? 2 : 0);
-    if (nr > 0 && (L <= static_cast<long long>(nr) * s.r4 || L > s.floor_large)) {
+    const long long held = static_cast<long long>(nr) * s.r4 * (DSV4_TOPK_CLUSTER_SMEM ? 2 : 1);
+    if (nr > 0 && (L <= held || L > s.floor_large)) {
       d.kernel = nr == 4 ? DSV4_PATH_CLUSTER4 : DSV4_PATH_CLUSTER2;
       d.floor = s.r4;
       return d;
@@ -229,6 +231,12 @@ Decision decide(const Sizing& s, long long B, long long L, bool ragged) {
   // only launches whose rows fit Register4: the 64 KB buffer takes L1 from streamed rows (their
   // second read and the 32-register kernels' spills live there; H200 A/B, fifth pass: +5-17 %)
   d.lean = DSV4_TOPK_LEAN_R4 && !d.stage && d.kernel == DSV4_PATH_REGISTER4 && L <= s.r4;
+  // Cluster-4 / -2: rank shares beyond Register4 (up to twice that) in kClusterRowBytes of dynamic
+  // shared memory; longer launches stream (the buffer would take their L1)
+  if (d.kernel == DSV4_PATH_CLUSTER4 || d.kernel == DSV4_PATH_CLUSTER2) {
+    const long long nr = d.kernel == DSV4_PATH_CLUSTER4 ? 4 : 2;
+    d.stage = DSV4_TOPK_CLUSTER_SMEM && L > nr * s.r4 && L <= 2 * nr * s.r4;
+  }
   return d;
 }
 
@@ -290,12 +298,15 @@ dsv4_result launch_transform(const Args& a, const Decision& d, void* stream, dsv
     case DSV4_PATH_CLUSTER16:
       e = simt::rt::launch(base_config(a.B * 16, 16, stream), topk_cluster_kernel<16>, a);
       return launched(e, "the cluster-16 kernel", msg);
-    case DSV4_PATH_CLUSTER4:
-      e = simt::rt::launch(base_config(a.B * 4, 4, stream), topk_cluster_kernel<4, 1>, a);
-      return launched(e, "the cluster-4 kernel", msg);
-    case DSV4_PATH_CLUSTER2:
-      e = simt::rt::launch(base_config(a.B * 2, 2, stream), topk_cluster_kernel<2, 1>, a);
-      return launched(e, "the cluster-2 kernel", msg);
+    case DSV4_PATH_CLUSTER4: case DSV4_PATH_CLUSTER2: {
+      const int nr = d.kernel == DSV4_PATH_CLUSTER4 ? 4 : 2;
+      simt::rt::LaunchConfig c = base_config(a.B * nr, nr, stream);
+      Args m = a;
+      m.stage = d.stage ? 1 : 0;  // rank shares in dynamic shared memory (SmemSrc<8, NR>)
+      if (d.stage) c.dynamic_smem = kClusterRowBytes;
+      e = nr == 4 ? simt::rt::launch(c, topk_cluster_kernel<4, 1>, m) : simt::rt::launch(c, topk_cluster_kernel<2, 1>, m);
+      return launched(e, nr == 4 ? "the cluster-4 kernel" : "the cluster-2 kernel", msg);
+    }
     case DSV4_PATH_POOL: {
       if (d.pool_clusters <= 0) return fail(msg, DSV4_ERR_INTERNAL, "topk_v2: zero-size pool");
       e = simt::rt::launch(base_config(d.pool_clusters * 8, 8, stream), topk_pool_kernel, a, d.pool_clusters);

@@ -362,18 +362,26 @@ TEST(TopkV2Dispatch, Sm90ClusterFloors) {
 
 // Mid-batch clusters (B above the small-batch cut, all clusters co-resident at one CTA per SM):
 // Cluster-4 for B <= P1_4, Cluster-2 for B <= P1_2, for rows beyond Register4 whose rank shares
-// fit Register4 or that are longer than F_large; never for ragged launches; forced paths win.
+// the kernel holds (Register4; twice that in shared memory with DSV4_TOPK_CLUSTER_SMEM, launched
+// with the buffer: Decision::stage) or that are longer than F_large; never for ragged launches;
+// forced paths win.
 TEST(TopkV2Dispatch, MidBatchClustersWhereEveryClusterIsResident) {
   t::Sizing s = default_sizing(true);
-  const long long r4 = s.r4, fl = s.floor_large;
+  const long long r4 = s.r4, fl = s.floor_large, held = DSV4_TOPK_CLUSTER_SMEM ? 2 : 1;
   EXPECT_EQ(t::decide(s, 15, fl + 1, false).kernel, DSV4_PATH_CLUSTER8);  // small batch: unchanged
   EXPECT_EQ(t::decide(s, 16, r4, false).kernel, DSV4_PATH_REGISTER4);     // fits Register4
   EXPECT_EQ(t::decide(s, 16, r4 + 1, false).kernel, DSV4_PATH_CLUSTER4);
   EXPECT_EQ(t::decide(s, 30, 4 * r4, false).kernel, DSV4_PATH_CLUSTER4);
   EXPECT_EQ(t::decide(s, 30, fl + 1, false).kernel, DSV4_PATH_CLUSTER4);
   EXPECT_EQ(t::decide(s, 31, 2 * r4, false).kernel, DSV4_PATH_CLUSTER2);
-  EXPECT_EQ(t::decide(s, 31, 2 * r4 + 1, false).kernel, DSV4_PATH_REGISTER4);  // one CTA, the stage
-  EXPECT_TRUE(t::decide(s, 31, 2 * r4 + 1, false).stage);
+  EXPECT_FALSE(t::decide(s, 31, 2 * r4, false).stage);  // registers
+  EXPECT_EQ(t::decide(s, 31, 2 * r4 + 1, false).kernel, held == 2 ? DSV4_PATH_CLUSTER2 : DSV4_PATH_REGISTER4);
+  EXPECT_TRUE(t::decide(s, 31, 2 * r4 + 1, false).stage);  // the shared-memory buffer, or one CTA's stage
+  EXPECT_EQ(t::decide(s, 31, held * 2 * r4, false).kernel, DSV4_PATH_CLUSTER2);
+  EXPECT_EQ(t::decide(s, 31, held * 2 * r4 + 1, false).kernel, DSV4_PATH_REGISTER4);  // one CTA, the stage
+  EXPECT_TRUE(t::decide(s, 31, held * 2 * r4 + 1, false).stage);
+  EXPECT_EQ(t::decide(s, 30, 8 * r4, false).kernel, held == 2 ? DSV4_PATH_CLUSTER4 : DSV4_PATH_REGISTER4);
+  EXPECT_FALSE(t::decide(s, 30, fl + 1, false).stage);  // streamed: no buffer
   EXPECT_EQ(t::decide(s, 66, fl, false).kernel, DSV4_PATH_REGISTER4);
   EXPECT_EQ(t::decide(s, 66, fl + 1, false).kernel, DSV4_PATH_CLUSTER2);
   EXPECT_EQ(t::decide(s, 67, fl + 1, false).kernel, DSV4_PATH_POOL);  // beyond P1_2: upstream rule
