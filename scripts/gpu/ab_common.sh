@@ -10,7 +10,8 @@ AB_FLAGS=(-std=c++20 -O3 -arch="${ARCH:-sm_90a}" -lineinfo --expt-relaxed-conste
 AB_PRE="${AB_PRE:-$PWD/.ab-bin}"  # prebuilt binaries (override: another folder, also carried)
 AB_COMMON_SRCS=(kernels/common/validate.cu kernels/common/status_host.cu kernels/common/capabilities.cu
                 kernels/occupancy_probe/occupancy_probe.cu)
-AB_TOPK_SRCS=("${AB_COMMON_SRCS[@]}" kernels/topk_v2/topk_v2_launch.cu kernels/topk_v2/topk_v2_entry.cu)
+AB_TOPK_SRCS=("${AB_COMMON_SRCS[@]}" kernels/topk_v2/topk_v2_launch.cu kernels/topk_v2/topk_v2_dispatch.cu
+              kernels/topk_v2/topk_v2_entry.cu)
 AB_TOPK_SMOKE=tests/kernels/topk_v2/gpu/topk_v2_gpu_smoke.cu
 OUT="${OUT:-$PWD/out/$(basename "$0" .sh)}"  # the calling script's results
 mkdir -p "$OUT"
@@ -33,10 +34,11 @@ ab_tree() {
 # ab_variant_cmd NAME=FLAGS KERNEL_DIR OUT_BINARY SRC...: the build command line of one variant
 # (in an ab_tree copy when it names a revision); fails when that revision lacks KERNEL_DIR.
 ab_variant_cmd() {
-  local kv=$1 kdir=$2 bin=$3 rev dir=.; shift 3
+  local kv=$1 kdir=$2 bin=$3 rev dir=. f srcs=(); shift 3
   rev=$(ab_rev "$kv")
   [ -n "$rev" ] && { dir=$(ab_tree "$(basename "$bin")" "$rev" "$kdir") || return 1; }
-  printf '%s' "cd $dir && nvcc ${AB_FLAGS[*]} $(ab_flags "$kv") $* -o $bin"
+  for f in "$@"; do [ -e "$dir/$f" ] && srcs+=("$f"); done  # an older revision may lack a file
+  printf '%s' "cd $dir && nvcc ${AB_FLAGS[*]} $(ab_flags "$kv") ${srcs[*]} -o $bin"
 }
 # ab_build LOG CMD...: runs the command lines in parallel ($AB_JOBS at a time, default 16).
 ab_build() { local log=$1; shift; printf '%s\n' "$@" | xargs -d '\n' -P "${AB_JOBS:-16}" -n 1 bash -c >"$log" 2>&1; }
