@@ -72,6 +72,7 @@ inline std::vector<int32_t> forceable_paths(bool ragged) {
   std::vector<int32_t> out{DSV4_PATH_AUTO};
   if (!limits().can_force_path) return out;
   for (int p = DSV4_PATH_REGISTER2; p < DSV4_PATH_COUNT; ++p) {
+    // report-only values are never forced, even from a plugin whose path mask names them
     if (p == DSV4_PATH_ROW_ERROR || !(limits().paths & DSV4_PATH_BIT(p))) continue;
     if (ragged && p > DSV4_PATH_STREAMING) continue;  // ragged: auto + single-CTA paths (§5.4)
     out.push_back(p);

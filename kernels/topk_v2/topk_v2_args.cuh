@@ -51,10 +51,12 @@ struct RowWin {
   long long offset = 0;  // ragged out offset (added to emitted positions)
 };
 
-// The paths that run a row on a cluster of CTAs (the pool excepted).
-SIMT_HD constexpr bool is_cluster_path(int p) {
-  return p == DSV4_PATH_CLUSTER8 || p == DSV4_PATH_CLUSTER16 || p == DSV4_PATH_CLUSTER4 || p == DSV4_PATH_CLUSTER2;
+// CTAs per row of a path that runs a row on one cluster (0: any other path, the pool included).
+SIMT_HD constexpr int cluster_ranks(int p) {
+  return p == DSV4_PATH_CLUSTER16 ? 16 : p == DSV4_PATH_CLUSTER8 ? 8 : p == DSV4_PATH_CLUSTER4 ? 4
+         : p == DSV4_PATH_CLUSTER2 ? 2 : 0;
 }
+SIMT_HD constexpr bool is_cluster_path(int p) { return cluster_ranks(p) > 0; }
 
 SIMT_DEVICE int read_len(const Args& a, int b) { return a.seq_lens[b]; }
 

@@ -85,7 +85,7 @@ Decision decide(const Sizing& s, long long B, long long L, bool ragged) {
   // Cluster-4 / -2: rank shares beyond Register4 (up to twice that) in kClusterRowBytes of dynamic
   // shared memory; longer launches stream (the buffer would take their L1)
   if (d.kernel == DSV4_PATH_CLUSTER4 || d.kernel == DSV4_PATH_CLUSTER2) {
-    const long long nr = d.kernel == DSV4_PATH_CLUSTER4 ? 4 : 2;
+    const long long nr = cluster_ranks(d.kernel);
     d.stage = DSV4_TOPK_CLUSTER_SMEM && L > nr * s.r4 && L <= 2 * nr * s.r4;
   }
   return d;

@@ -69,16 +69,17 @@ SIMT_DEVICE void run_single(const Args& a, int b, const RowWin& w, int path, Sme
   report_path(a, b, path);
 }
 
-// A whole-cluster row: in the 1-CTA/SM kernels (kWide: 16-, 4- and 2-wide always, the 8-wide one
-// for B <= P1; 64 registers, no spills) held in registers when the ranks' shares fit (2 or 4
-// vectors per thread, bounded by the Register2 / Register4 tunables scaled by NR); in the 4- and
-// 2-wide kernels launched with kClusterRowBytes (a.stage) up to twice that in shared memory
-// (SmemSrc<8, NR>, lean classification); else streamed.
-// (Register rows in the 2-CTA/SM 8-wide kernel and the pool, 32 registers, spill and measured
-// slower than streaming: docs/performance.md.)
+// The cluster kernels that can hold rank shares in kClusterRowBytes of shared memory.
 template <int NR, bool kWide>
 constexpr bool kSmemRows = DSV4_TOPK_CLUSTER_SMEM && kWide && NR <= 4;
 
+// A whole-cluster row: in the 1-CTA/SM kernels (kWide: 16-, 4- and 2-wide always, the 8-wide one
+// for B <= P1; 64 registers) held in registers when the ranks' shares fit (2 or 4 vectors per
+// thread, bounded by the Register2 / Register4 tunables scaled by NR); in the 4- and 2-wide
+// kernels launched with kClusterRowBytes (a.stage) up to twice that in shared memory
+// (SmemSrc<8, NR>, lean classification); else streamed.
+// (Register rows in the 2-CTA/SM 8-wide kernel and the pool, 32 registers, spill and measured
+// slower than streaming: docs/performance.md.)
 template <int NR, bool kWide>
 SIMT_DEVICE void run_cluster(const Args& a, int b, const RowWin& w, Smem& sm, Team<NR>& tm, int path) {
   const int rank = tm.rank();

@@ -212,7 +212,7 @@ dsv4_result launch_transform(const Args& a, const Decision& d, void* stream, dsv
       e = simt::rt::launch(base_config(a.B * 16, 16, stream), topk_cluster_kernel<16>, a);
       return launched(e, "the cluster-16 kernel", msg);
     case DSV4_PATH_CLUSTER4: case DSV4_PATH_CLUSTER2: {
-      const int nr = d.kernel == DSV4_PATH_CLUSTER4 ? 4 : 2;
+      const int nr = cluster_ranks(d.kernel);
       simt::rt::LaunchConfig c = base_config(a.B * nr, nr, stream);
       Args m = a;
       m.stage = d.stage ? 1 : 0;  // rank shares in dynamic shared memory (SmemSrc<8, NR>)

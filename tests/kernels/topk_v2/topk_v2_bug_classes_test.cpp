@@ -10,14 +10,17 @@ namespace {
 using tk::Case;
 using tk::Cfg;
 
-const int kPaths[] = {DSV4_PATH_AUTO, DSV4_PATH_REGISTER2, DSV4_PATH_REGISTER4, DSV4_PATH_STREAMING,
-                      DSV4_PATH_CLUSTER8, DSV4_PATH_CLUSTER16, DSV4_PATH_POOL, DSV4_PATH_CLUSTER4,
-                      DSV4_PATH_CLUSTER2};
+// The automatic choice and every forced path.
+std::vector<int> all_paths() {
+  std::vector<int> v{DSV4_PATH_AUTO};
+  v.insert(v.end(), std::begin(tk::kForcedPaths), std::end(tk::kForcedPaths));
+  return v;
+}
 
 // Runs `c` on every forced path (ragged: the single-CTA ones) and checks oracle + memory contract.
 void run_all_paths(const Case& base, const char* what, int tie_capacity = -1) {
-  for (int path : kPaths) {
-    if (base.ragged && path >= DSV4_PATH_CLUSTER8) continue;
+  for (int path : all_paths()) {
+    if (base.ragged && !tk::ragged_can_force(path)) continue;
     Cfg cfg;
     cfg.c.force_path = path;
     cfg.c.tie_capacity = tie_capacity;
@@ -194,7 +197,7 @@ TEST(TopkV2BugClasses, C11_PageEntryOverflowGivesIntMinAndCode5) {
     c.W = 2;
     c.pt = {entry, 0};
     c.dual = true;
-    for (int path : kPaths) {
+    for (int path : all_paths()) {
       Cfg cfg;
       cfg.c.force_path = path;
       cfg.apply();

@@ -13,8 +13,7 @@ namespace {
 using tk::Case;
 using tk::Cfg;
 
-const int kPaths[] = {DSV4_PATH_REGISTER2, DSV4_PATH_REGISTER4, DSV4_PATH_STREAMING, DSV4_PATH_CLUSTER8,
-                      DSV4_PATH_CLUSTER16, DSV4_PATH_POOL, DSV4_PATH_CLUSTER4, DSV4_PATH_CLUSTER2};
+using tk::kForcedPaths;
 
 int threads() {
   dsv4_capabilities caps{};
@@ -51,7 +50,7 @@ bool holds(int path, int n_lanes) {
 
 TEST(TopkV2Paths, EveryForcedPathIsExactInEveryMode) {
   const int L = 3 * threads() * 4 + 5;  // beyond Register2 and up to Register4 and streaming rows
-  for (int path : kPaths) {
+  for (int path : kForcedPaths) {
     Cfg cfg;
     cfg.c.force_path = path;
     cfg.apply();
@@ -78,7 +77,7 @@ TEST(TopkV2Paths, PathInvarianceSameValueMultiset) {
   const int L = 2 * threads() * 4;
   Case base = mixed_case(48, L, 7, 1);
   std::map<int, std::vector<std::vector<uint32_t>>> got;
-  for (int path : kPaths) {
+  for (int path : kForcedPaths) {
     Cfg cfg;
     cfg.c.force_path = path;
     cfg.apply();
@@ -88,13 +87,13 @@ TEST(TopkV2Paths, PathInvarianceSameValueMultiset) {
     EXPECT_ORACLE(c, r);
     for (int b = 0; b < c.B; ++b) got[path].push_back(tk::selected_keys(c, r, b));
   }
-  for (int path : kPaths) EXPECT_EQ(got[path], got[DSV4_PATH_STREAMING]) << "path " << path;
+  for (int path : kForcedPaths) EXPECT_EQ(got[path], got[DSV4_PATH_STREAMING]) << "path " << path;
 }
 
 // tie capacity 0..small: the radix refinement over the row runs on every path.
 TEST(TopkV2Paths, RefinementOverTheRowWhenTieCapacityIsLow) {
   const int L = 2 * threads() * 4 - 3;
-  for (int path : kPaths)
+  for (int path : kForcedPaths)
     for (int cap : {0, 5}) {
       Cfg cfg;
       cfg.c.force_path = path;
@@ -142,6 +141,7 @@ TEST(TopkV2Paths, StreamingStageFallsBackWhenTheSampleMisleads) {
 // device answers 16 co-resident clusters of 4 and 40 of 2 (the mid-batch cluster kernels' queries).
 TEST(TopkV2Paths, AutomaticChoiceReachesEveryPath) {
   const int T = threads();
+  const int kPoolClusters = 6;  // injected probe(8, 2) answer: P
   struct Want { int B, L, n, path; };
   const Want wants[] = {
       {2, T * 8, T * 8, DSV4_PATH_REGISTER2},   {2, T * 16, T * 16, DSV4_PATH_REGISTER4},
@@ -160,7 +160,7 @@ TEST(TopkV2Paths, AutomaticChoiceReachesEveryPath) {
     cfg.c.cluster_floor_small = 4096;
     cfg.c.cluster_floor_large = 4096;
     cfg.c.plan_t_min = 4096;
-    cfg.c.inject_probe_c8 = 6;
+    cfg.c.inject_probe_c8 = kPoolClusters;
     cfg.c.inject_probe_c16 = 3;
     cfg.apply();
     Case c(w.B, w.L, 100);
@@ -173,7 +173,9 @@ TEST(TopkV2Paths, AutomaticChoiceReachesEveryPath) {
     ASSERT_EQ(r.rc, DSV4_OK) << r.msg;
     EXPECT_ORACLE(c, r);
     EXPECT_EQ(r.paths[0], w.path) << "B " << w.B << " L " << w.L;
-    EXPECT_EQ(r.plan_written, w.B > 6 ? 1 : 0);  // P = 6 < B (written, but read only by the pool)
+    // §6.3: written exactly when P < B, whatever path the rows then take (the pool reads it; the
+    // Cluster-4 / -2 rows of B = 16 and 20 do not)
+    EXPECT_EQ(r.plan_written, w.B > kPoolClusters ? 1 : 0) << "B " << w.B;
   }
 }
 

@@ -11,12 +11,20 @@
 #include <memory>
 #include <random>
 #include <string>
+#include <iterator>
 #include <vector>
 
 #include "dsv4/indexer_abi.h"
 #include "oracle/oracle.hpp"
 
 namespace tk {
+
+// Every forcible Top-K v2 path (dsv4_config.force_path), in ABI order; the ragged entry takes the
+// single-CTA ones (<= DSV4_PATH_STREAMING) only.
+constexpr int kForcedPaths[] = {DSV4_PATH_REGISTER2, DSV4_PATH_REGISTER4, DSV4_PATH_STREAMING,
+                                DSV4_PATH_CLUSTER8,  DSV4_PATH_CLUSTER16, DSV4_PATH_POOL,
+                                DSV4_PATH_CLUSTER4,  DSV4_PATH_CLUSTER2};
+inline bool ragged_can_force(int path) { return path <= DSV4_PATH_STREAMING; }
 
 constexpr int32_t kFill = -12345;
 constexpr int kGuard = 3;  // guard columns after K in every output view
