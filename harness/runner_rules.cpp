@@ -25,9 +25,8 @@ std::string metadata_violation(const Case& c, const Materialized& m, const dsv4_
   switch (c.kernel) {
     case KernelId::TopkV2Paged: case KernelId::TopkV2Ragged:
       if (k <= 0 || k > 2048) return "k = " + s(k) + " outside (0, 2048]";
-      if (c.kernel == KernelId::TopkV2Ragged &&
-          ((c.knobs.force_path >= DSV4_PATH_CLUSTER8 && c.knobs.force_path <= DSV4_PATH_POOL) ||
-           c.knobs.force_path == DSV4_PATH_CLUSTER4 || c.knobs.force_path == DSV4_PATH_CLUSTER2))
+      if (c.kernel == KernelId::TopkV2Ragged && c.knobs.force_path > DSV4_PATH_STREAMING &&
+          c.knobs.force_path != DSV4_PATH_ROW_ERROR)  // (report-only values: the knob rules refuse them)
         return "force_path " + s(c.knobs.force_path) + " (cluster / pool) on the ragged entry";
       if (S % 4 != 0) return "scores row stride " + s(S) + " not a multiple of 4";
       if ((sh.base_offset * 4) % 16 != 0) return "scores base not 16-byte aligned";

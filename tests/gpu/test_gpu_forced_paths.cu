@@ -77,7 +77,7 @@ INSTANTIATE_TEST_SUITE_P(
                       ForcedCase{DSV4_PATH_CLUSTER8, 20000, "cluster8"},
                       ForcedCase{DSV4_PATH_CLUSTER16, 20000, "cluster16"},
                       ForcedCase{DSV4_PATH_POOL, 20000, "pool"},
-                      ForcedCase{DSV4_PATH_CLUSTER4, 70000, "cluster4"},   // rank shares streamed
+                      ForcedCase{DSV4_PATH_CLUSTER4, 70000, "cluster4"},   // rank shares in shared memory
                       ForcedCase{DSV4_PATH_CLUSTER2, 20000, "cluster2"}),  // rank shares in registers
     [](const ::testing::TestParamInfo<ForcedCase>& i) { return std::string(i.param.name); });
 
