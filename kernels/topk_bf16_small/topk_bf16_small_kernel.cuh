@@ -8,13 +8,14 @@
 namespace dsv4::ours::bf16 {
 
 SIMT_KERNEL void SIMT_LAUNCH_BOUNDS(kThreads, kMinCtasPerSm) topk_bf16_small_kernel(Params p) {
-  SIMT_SHARED(unsigned, hist, [512 + 32]);  // [0,256): high byte of D; [256,512): low byte;
-                                            // [512,544): per-lane dump (never read)
+  SIMT_SHARED(unsigned, hist, [513]);  // [0,256): high byte of D; [256,512): low byte;
+                                       // [512]: dump slot of pass 2 (never read)
   SIMT_SHARED(int, stage, [kMaxK]);
   SIMT_SHARED(unsigned, cursor, );     // packed census (gt << 16 | eq)
   SIMT_SHARED(int, tcache, [kTableCache]);  // page-table prefetch (output gather from shared)
   const int tx = threadIdx.x;
-  for (int i = tx; i < 512 + 32; i += kThreads) hist[i] = 0u;
+  const int lane = tx & 31;
+  for (int i = tx; i < 513; i += kThreads) hist[i] = 0u;
   if (tx == 0) cursor = 0u;
 
   SIMT_PDL_WAIT();  // nothing global is touched before this (spec README §4 PDL)
@@ -43,7 +44,6 @@ SIMT_KERNEL void SIMT_LAUNCH_BOUNDS(kThreads, kMinCtasPerSm) topk_bf16_small_ker
   // ---- load: vector v of thread tx is vector tx + v * kThreads of the row (balanced: counts
   // differ by at most one; every warp load is one coalesced 512-byte access). NaN and padding
   // lanes -> key 0 ----
-  const int num_vecs = (n + kVecLanes - 1) / kVecLanes;
   const uint16_t* row = p.scores + static_cast<long long>(b) * p.score_stride;
   // Table prefetch: the columns the row can gather, loaded into registers now (in flight together
   // with the score loads) and parked in shared memory after them; the output then gathers from
@@ -57,16 +57,23 @@ SIMT_KERNEL void SIMT_LAUNCH_BOUNDS(kThreads, kMinCtasPerSm) topk_bf16_small_ker
     const int c = tx + i * kThreads;
     treg[i] = use_cache && c < cache_cols ? trow[c] : 0;
   }
+  // Every whole vector's load is issued before any key is made (one memory latency per thread,
+  // not one per vector); the partial last vector, lane by lane, after them.
+  Vec16 raw[kVecsPerThread];
+  DSV4_IDX_UNROLL
+  for (int v = 0; v < kVecsPerThread; ++v) {
+    const int e0 = (tx + v * kThreads) * kVecLanes;
+    if (e0 + kVecLanes <= n || (DSV4_FAULT_BF16_READ_PAST_SEQLEN && e0 < n))
+      raw[v] = *reinterpret_cast<const Vec16*>(row + e0);
+  }
   uint32_t kw[4 * kVecsPerThread];
   DSV4_IDX_UNROLL
   for (int v = 0; v < kVecsPerThread; ++v) {
-    const bool loaded = tx + v * kThreads < num_vecs;
-    const int e0 = (tx + v * kThreads) * kVecLanes;
-    if (loaded && (e0 + kVecLanes <= n || DSV4_FAULT_BF16_READ_PAST_SEQLEN)) {
-      const Vec16 x = *reinterpret_cast<const Vec16*>(row + e0);
+    const int e0 = (tx + v * kThreads) * kVecLanes;  // vector loaded iff e0 < n
+    if (e0 + kVecLanes <= n || (DSV4_FAULT_BF16_READ_PAST_SEQLEN && e0 < n)) {
       DSV4_IDX_UNROLL
-      for (int q = 0; q < 4; ++q) kw[4 * v + q] = pair_key(x.w[q]);
-    } else if (loaded) {  // the partial last vector: lane by lane, nothing at or past n
+      for (int q = 0; q < 4; ++q) kw[4 * v + q] = pair_key(raw[v].w[q]);
+    } else if (e0 < n) {  // the partial last vector: nothing at or past n
       DSV4_IDX_UNROLL
       for (int q = 0; q < 4; ++q) {
         const int e = e0 + 2 * q;
@@ -94,33 +101,33 @@ SIMT_KERNEL void SIMT_LAUNCH_BOUNDS(kThreads, kMinCtasPerSm) topk_bf16_small_ker
     return;
   }
 
-  // ---- pass 1: high byte of D ----
+  // ---- pass 1: high byte of D, every lane. Absent lanes (D = 0) count in bin 0 here and in
+  // pass 2: the pivot search may then end on D = 0 with lanes "needed" there, which the census
+  // turns into "every present lane" (pivot 0) ----
   DSV4_IDX_UNROLL
-  for (int l = 0; l < kLanesPerThread; ++l) {
-    const uint32_t d = key_at(kw, l);
-    if (DSV4_BF16_BRANCHLESS_PASSES >= 1) atomicAdd(&hist[d != 0u ? (d >> 8) : 512u + (tx & 31)], 1u);
-    else if (d != 0u) atomicAdd(&hist[d >> 8], 1u);
-  }
+  for (int l = 0; l < kLanesPerThread; ++l) atomicAdd(&hist[key_at(kw, l) >> 8], 1u);
 #if !DSV4_FAULT_BF16_NO_HIST_BARRIER  // planted: the pivot search reads a histogram being built
   __syncthreads();
 #endif
   unsigned hi_bin, remain1;
-  bool found;
+  bool found;  // always, as every lane counts and n > k; kept for the invariant
   find_pivot(hist, static_cast<unsigned>(k), hi_bin, remain1, found);
   if (DSV4_BF16_ABLATE == 2) {
     if (hi_bin == 0x9E37u) out[0] = 0;
     return;
   }
 
-  // ---- pass 2: low byte of the lanes in the pivot's high bin ----
+  // ---- pass 2: low byte of the lanes in the pivot's high bin. x = D ^ (hi_bin << 8) is the low
+  // byte for those and >= 256 for every other lane, which min() sends to the one dump slot: the
+  // shared atomics of a warp to one address cost one update (ATOMS.POPC.INC), so one slot beats a
+  // slot per lane and a predicated-off atomic (H200 A/B, docs/performance.md, seventh pass) ----
   if (found) {
+    unsigned* const h2 = hist + 256;
+    const unsigned hb = hi_bin << 8;
     DSV4_IDX_UNROLL
     for (int l = 0; l < kLanesPerThread; ++l) {
-      const uint32_t d = key_at(kw, l);
-      const bool match = d != 0u && (d >> 8) == hi_bin;
-      if (DSV4_BF16_BRANCHLESS_PASSES >= 2)
-        atomicAdd(&hist[match ? 256u + (d & 0xFFu) : 512u + (tx & 31)], match ? 1u : 0u);
-      else if (match) atomicAdd(&hist[256 + (d & 0xFFu)], 1u);
+      const unsigned x = key_at(kw, l) ^ hb;
+      atomicAdd(&h2[x < 256u ? x : 256u], 1u);
     }
   }
   __syncthreads();
@@ -129,7 +136,7 @@ SIMT_KERNEL void SIMT_LAUNCH_BOUNDS(kThreads, kMinCtasPerSm) topk_bf16_small_ker
     unsigned lo_bin, remain2;
     bool found2;
     find_pivot(hist + 256, remain1, lo_bin, remain2, found2);
-    pivot = (hi_bin << 8) | lo_bin;
+    pivot = (hi_bin << 8) | lo_bin;  // 0 (absent) only when fewer than k lanes are present
     eq_total = remain2;
   }
   if (DSV4_BF16_ABLATE == 3) {
@@ -137,28 +144,37 @@ SIMT_KERNEL void SIMT_LAUNCH_BOUNDS(kThreads, kMinCtasPerSm) topk_bf16_small_ker
     return;
   }
 
-  // ---- census and staging (spec §4.3 step 7) ----
+  // ---- census and staging (spec §4.3 step 7). Compares on whole words: a word's high key is
+  // above the pivot iff the word exceeds (pivot << 16 | 0xFFFF), equal iff it also reaches
+  // eq_floor; its low key the same after a shift by 16. pivot 0: G = every present lane, E empty
+  // whatever eq_total says (eq_floor 0xFFFFFFFF: a high key 0xFFFF, a positive NaN, is absent) ----
   unsigned gt = 0u, eq = 0u;
 #if DSV4_FAULT_BF16_NEGZERO_PIVOT
   const float pv = key_value(pivot);
-#endif
   DSV4_IDX_UNROLL
   for (int l = 0; l < kLanesPerThread; ++l) {
     const uint32_t d = key_at(kw, l);
-#if DSV4_FAULT_BF16_NEGZERO_PIVOT
     // Planted defect: IEEE compares against the pivot value without the census fix.
     const bool g = pivot == 0u ? d > 0u : (d != 0u && key_value(d) > pv);
     const bool e = pivot != 0u && d != 0u && key_value(d) == pv;
-#else
-    const bool g = d > pivot;
-    const bool e = pivot != 0u && d == pivot;
-#endif
     gt |= (g ? 1u : 0u) << l;
     eq |= (!g && e ? 1u : 0u) << l;
   }
+#else
+  const uint32_t gt_above = (pivot << 16) | 0xFFFFu;
+  const uint32_t eq_floor = pivot != 0u ? pivot << 16 : 0xFFFFFFFFu;
+  DSV4_IDX_UNROLL
+  for (int q = 0; q < 4 * kVecsPerThread; ++q) {
+    const uint32_t lo = kw[q] << 16, hi = kw[q];
+    const bool glo = lo > gt_above, ghi = hi > gt_above;
+    gt |= (glo ? 1u : 0u) << (2 * q);
+    gt |= (ghi ? 1u : 0u) << (2 * q + 1);
+    eq |= (!glo && lo >= eq_floor ? 1u : 0u) << (2 * q);
+    eq |= (!ghi && hi >= eq_floor ? 1u : 0u) << (2 * q + 1);
+  }
+#endif
   const unsigned gtc = __popc(gt), eqc = __popc(eq);
   const unsigned packed = (gtc << 16) | eqc;
-  const int lane = tx & 31;
   unsigned incl = packed;
   DSV4_IDX_UNROLL
   for (int off = 1; off < 32; off <<= 1) {

@@ -5,8 +5,8 @@
 //
 // Keys live in registers as D(x) (sign-ordered 16-bit key, spec §4.1) with every NaN lane and
 // every padding lane canonicalized to 0 (the padding code 0xFFFF has D = 0): D == 0 means
-// "absent" and is never counted nor selected (OUR NaN policy, spec §3.2). Selection compares D
-// integers, so no -0 special case exists (spec §4.4).
+// "absent": never selected (OUR NaN policy, spec §3.2; the histograms count it in bin 0, the
+// census leaves it out). Selection compares D integers, so no -0 special case exists (spec §4.4).
 #pragma once
 #include "kernels/common/faults.h"
 #include "kernels/common/status.cuh"
@@ -51,15 +51,6 @@ constexpr int kTableCache = 2048;
 #ifndef DSV4_BF16_ABLATE
 #define DSV4_BF16_ABLATE 0
 #endif
-// Histogram passes without a divergent branch per lane (the warm profile, docs/performance.md,
-// fourth pass: each of the 32 lanes per thread paid a branch, a reconvergence point and a shared
-// base recomputation around its atomic). 1 = pass 1 counts every lane, padding lanes (key 0) into
-// a per-lane dump slot; 2 = also pass 2, non-matching lanes adding 0 to their dump slot; 0 = the
-// per-lane branches. Measured on the H200 2026-11-29 (docs/performance.md, fifth pass): 2 is 6-8 %
-// faster at B <= 64 (B=1 k=512 10.3 -> 9.5 us) and within +-2 % at B=512; 1 loses 21 % at B=512.
-#ifndef DSV4_BF16_BRANCHLESS_PASSES
-#define DSV4_BF16_BRANCHLESS_PASSES 2
-#endif
 constexpr int kTableSlots = (kTableCache + kThreads - 1) / kThreads;  // per thread
 static_assert(kThreads % 32 == 0 && kThreads >= 32 && kThreads <= 1024, "bad bf16 block size");
 
@@ -89,7 +80,18 @@ SIMT_HD uint32_t lane_key(uint32_t x) {
 #endif
   return x ^ ((x & 0x8000u) ? 0xFFFFu : 0x8000u);
 }
-SIMT_HD uint32_t pair_key(uint32_t w) { return lane_key(w & 0xFFFFu) | (lane_key(w >> 16) << 16); }
+// lane_key of both halves of a word at once (halves never carry into each other): the sign bits
+// pick XOR 0xFFFF or 0x8000 per half; a half whose magnitude bits exceed 0x7F80 (NaN) carries
+// into its bit 15 when 0x7F is added, and is cleared to 0.
+SIMT_HD uint32_t pair_key(uint32_t w) {
+  const uint32_t d = w ^ 0x80008000u ^ (((w >> 15) & 0x00010001u) * 0x7FFFu);
+#if DSV4_FAULT_BF16_NAN_AS_VALUE
+  return d;
+#else
+  const uint32_t nan = ((w & 0x7FFF7FFFu) + 0x007F007Fu) & 0x80008000u;
+  return d & ~((nan >> 15) * 0xFFFFu);
+#endif
+}
 SIMT_HD uint32_t key_at(const uint32_t (&kw)[4 * kVecsPerThread], int lane) {
   return (kw[lane >> 1] >> ((lane & 1) * 16)) & 0xFFFFu;
 }
