@@ -163,15 +163,16 @@ SIMT_KERNEL void SIMT_LAUNCH_BOUNDS(kThreads, kMinCtasPerSm) topk_bf16_small_ker
 #else
   const uint32_t gt_above = (pivot << 16) | 0xFFFFu;
   const uint32_t eq_floor = pivot != 0u ? pivot << 16 : 0xFFFFFFFFu;
+  unsigned ge = 0u;  // eq = ge & ~gt once, not per lane (two independent compares per key)
   DSV4_IDX_UNROLL
   for (int q = 0; q < 4 * kVecsPerThread; ++q) {
     const uint32_t lo = kw[q] << 16, hi = kw[q];
-    const bool glo = lo > gt_above, ghi = hi > gt_above;
-    gt |= (glo ? 1u : 0u) << (2 * q);
-    gt |= (ghi ? 1u : 0u) << (2 * q + 1);
-    eq |= (!glo && lo >= eq_floor ? 1u : 0u) << (2 * q);
-    eq |= (!ghi && hi >= eq_floor ? 1u : 0u) << (2 * q + 1);
+    gt |= (lo > gt_above ? 1u : 0u) << (2 * q);
+    gt |= (hi > gt_above ? 1u : 0u) << (2 * q + 1);
+    ge |= (lo >= eq_floor ? 1u : 0u) << (2 * q);
+    ge |= (hi >= eq_floor ? 1u : 0u) << (2 * q + 1);
   }
+  eq = ge & ~gt;
 #endif
   const unsigned gtc = __popc(gt), eqc = __popc(eq);
   const unsigned packed = (gtc << 16) | eqc;
