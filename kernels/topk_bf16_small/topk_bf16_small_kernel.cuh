@@ -145,9 +145,10 @@ SIMT_KERNEL void SIMT_LAUNCH_BOUNDS(kThreads, kMinCtasPerSm) topk_bf16_small_ker
   }
 
   // ---- census and staging (spec §4.3 step 7). Compares on whole words: a word's high key is
-  // above the pivot iff the word exceeds (pivot << 16 | 0xFFFF), equal iff it also reaches
-  // eq_floor; its low key the same after a shift by 16. pivot 0: G = every present lane, E empty
-  // whatever eq_total says (eq_floor 0xFFFFFFFF: a high key 0xFFFF, a positive NaN, is absent) ----
+  // above the pivot iff the word exceeds (pivot << 16 | 0xFFFF), at or above it iff the word
+  // reaches eq_floor (equal: at or above, not above); its low key the same after a shift by 16.
+  // pivot 0: G = every present lane, E empty whatever eq_total says (eq_floor 0xFFFFFFFF: a high
+  // key 0xFFFF, a positive NaN, is absent) ----
   unsigned gt = 0u, eq = 0u;
 #if DSV4_FAULT_BF16_NEGZERO_PIVOT
   const float pv = key_value(pivot);
