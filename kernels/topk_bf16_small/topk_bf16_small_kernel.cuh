@@ -66,13 +66,18 @@ SIMT_KERNEL void SIMT_LAUNCH_BOUNDS(kThreads, kMinCtasPerSm) topk_bf16_small_ker
     if (e0 + kVecLanes <= n || (DSV4_FAULT_BF16_READ_PAST_SEQLEN && e0 < n))
       raw[v] = *reinterpret_cast<const Vec16*>(row + e0);
   }
+  // Keys by pair_flip; NaN lanes (rare) cleared afterwards, only when this thread holds one.
   uint32_t kw[4 * kVecsPerThread];
+  uint32_t nan_probe = 0u;
   DSV4_IDX_UNROLL
   for (int v = 0; v < kVecsPerThread; ++v) {
     const int e0 = (tx + v * kThreads) * kVecLanes;  // vector loaded iff e0 < n
     if (e0 + kVecLanes <= n || (DSV4_FAULT_BF16_READ_PAST_SEQLEN && e0 < n)) {
       DSV4_IDX_UNROLL
-      for (int q = 0; q < 4; ++q) kw[4 * v + q] = pair_key(raw[v].w[q]);
+      for (int q = 0; q < 4; ++q) {
+        kw[4 * v + q] = pair_flip(raw[v].w[q]);
+        nan_probe |= pair_nan_probe(raw[v].w[q]);
+      }
     } else if (e0 < n) {  // the partial last vector: nothing at or past n
       DSV4_IDX_UNROLL
       for (int q = 0; q < 4; ++q) {
@@ -86,6 +91,12 @@ SIMT_KERNEL void SIMT_LAUNCH_BOUNDS(kThreads, kMinCtasPerSm) topk_bf16_small_ker
       for (int q = 0; q < 4; ++q) kw[4 * v + q] = 0u;
     }
   }
+#if !DSV4_FAULT_BF16_NAN_AS_VALUE
+  if ((nan_probe & 0x80008000u) != 0u) {
+    DSV4_IDX_UNROLL
+    for (int q = 0; q < 4 * kVecsPerThread; ++q) kw[q] = clear_nan_keys(kw[q]);
+  }
+#endif
   if (use_cache) {
     DSV4_IDX_UNROLL
     for (int i = 0; i < kTableSlots; ++i) {

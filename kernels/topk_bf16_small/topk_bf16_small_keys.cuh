@@ -80,16 +80,22 @@ SIMT_HD uint32_t lane_key(uint32_t x) {
 #endif
   return x ^ ((x & 0x8000u) ? 0xFFFFu : 0x8000u);
 }
-// lane_key of both halves of a word at once (halves never carry into each other): the sign bits
-// pick XOR 0xFFFF or 0x8000 per half; a half whose magnitude bits exceed 0x7F80 (NaN) carries
-// into its bit 15 when 0x7F is added, and is cleared to 0.
+// lane_key of both halves of a word at once (halves never carry into each other), in two steps
+// the kernel takes apart: pair_flip, the sign-dependent XOR (0xFFFF or 0x8000 per half), and the
+// NaN clearing — a half whose magnitude bits exceed 0x7F80 carries into its bit 15 when 0x7F is
+// added (pair_nan_probe); in D order the NaNs are the keys >= 0xFF81 and <= 0x007E (clear_nan_keys).
+SIMT_HD uint32_t pair_flip(uint32_t w) { return w ^ 0x80008000u ^ (((w >> 15) & 0x00010001u) * 0x7FFFu); }
+SIMT_HD uint32_t pair_nan_probe(uint32_t w) { return (w & 0x7FFF7FFFu) + 0x007F007Fu; }  // & 0x80008000
+SIMT_HD uint32_t clear_nan_half(uint32_t d) { return d >= 0xFF81u || d <= 0x007Eu ? 0u : d; }
+SIMT_HD uint32_t clear_nan_keys(uint32_t dw) {
+  return clear_nan_half(dw & 0xFFFFu) | (clear_nan_half(dw >> 16) << 16);
+}
 SIMT_HD uint32_t pair_key(uint32_t w) {
-  const uint32_t d = w ^ 0x80008000u ^ (((w >> 15) & 0x00010001u) * 0x7FFFu);
+  const uint32_t d = pair_flip(w);
 #if DSV4_FAULT_BF16_NAN_AS_VALUE
   return d;
 #else
-  const uint32_t nan = ((w & 0x7FFF7FFFu) + 0x007F007Fu) & 0x80008000u;
-  return d & ~((nan >> 15) * 0xFFFFu);
+  return (pair_nan_probe(w) & 0x80008000u) != 0u ? clear_nan_keys(d) : d;
 #endif
 }
 SIMT_HD uint32_t key_at(const uint32_t (&kw)[4 * kVecsPerThread], int lane) {
