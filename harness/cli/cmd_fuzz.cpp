@@ -228,21 +228,36 @@ int cmd_fuzz(int argc, char** argv) {
   if (a.work_dir.empty()) a.work_dir = (fs::path(a.build_dir) / "fuzz-work").string();
   if (a.failure_dir.empty()) a.failure_dir = (fs::path(a.build_dir) / "fuzz-failures").string();
   const fs::path bin_dir = fs::path(a.build_dir) / "fuzz";
-  std::vector<fs::path> bins;
+  std::vector<fs::path> found;  // every target binary of the build
   if (fs::is_directory(bin_dir))
     for (const auto& e : fs::directory_iterator(bin_dir)) {
       const std::string n = e.path().filename().string();
       if (!e.is_regular_file() || n.rfind("fuzz_", 0) != 0 || e.path().has_extension()) continue;
       if (n.size() > 5 && n.compare(n.size() - 5, 5, "_test") == 0) continue;  // unit tests, not targets
       if (access(e.path().c_str(), X_OK) != 0) continue;
-      if (!a.targets.empty() && std::find(a.targets.begin(), a.targets.end(), n) == a.targets.end()) continue;
-      bins.push_back(e.path());
+      found.push_back(e.path());
     }
-  std::sort(bins.begin(), bins.end());
-  if (bins.empty()) {
+  std::sort(found.begin(), found.end());
+  if (found.empty()) {
     std::fprintf(stderr, "fuzz: no fuzz_* targets in %s (build the 'fuzz' preset first)\n", bin_dir.c_str());
     return 2;
   }
+  std::vector<fs::path> bins;
+  for (const std::string& t : a.targets) {  // each named target must exist
+    const auto it = std::find_if(found.begin(), found.end(),
+                                 [&](const fs::path& p) { return p.filename().string() == t; });
+    if (it == found.end()) {
+      std::string names;
+      for (const fs::path& p : found) names += (names.empty() ? "" : ", ") + p.filename().string();
+      std::fprintf(stderr,
+                   "fuzz: no target '%s' in %s (--targets takes a comma-separated list of: %s)\n",
+                   t.c_str(), bin_dir.c_str(), names.c_str());
+      return 2;
+    }
+    if (std::find(bins.begin(), bins.end(), *it) == bins.end()) bins.push_back(*it);
+  }
+  if (a.targets.empty()) bins = found;
+  std::sort(bins.begin(), bins.end());
   for (const fs::path& b : bins)
     if (!file_contains(b, "INFO: Seed:")) {
       std::fprintf(stderr, "fuzz: %s is not a libFuzzer binary (a replay-only g++ build; use the clang 'fuzz' preset)\n",

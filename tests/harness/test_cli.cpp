@@ -107,3 +107,21 @@ TEST_F(Cli, FuzzCountsOnlyThisRunsFailures) {
   EXPECT_EQ(run(args, "FAKE_FUZZ_CRASH=1", &out), 1) << out;
   EXPECT_NE(out.find("crash-thisrun   (raw input: replays through the target)"), std::string::npos) << out;
 }
+
+// A --targets name that is not a target of the build is an error naming it and the targets there
+// (a space instead of a comma used to end in "no fuzz_* targets", as if nothing were built).
+TEST_F(Cli, FuzzRejectsAnUnknownTargetName) {
+  const fs::path build = dir / "build";
+  fs::create_directories(build / "fuzz");
+  const fs::path bin = build / "fuzz" / "fuzz_fake";
+  std::ofstream(bin) << "#!/bin/sh\necho 'INFO: Seed: 1'\nexit 0\n";
+  fs::permissions(bin, fs::perms::owner_all);
+  const std::string base = "fuzz --build-dir " + build.string() + " --total-seconds 1 --corpus-root " +
+                           (dir / "corpus").string() + " --failure-dir " + (dir / "fails").string();
+  std::string out;
+  EXPECT_EQ(run(base + " --targets 'fuzz_fake fuzz_other'", "", &out), 2) << out;
+  EXPECT_NE(out.find("no target 'fuzz_fake fuzz_other'"), std::string::npos) << out;
+  EXPECT_NE(out.find("comma-separated list of: fuzz_fake"), std::string::npos) << out;
+  EXPECT_EQ(run(base + " --targets fuzz_fake,fuzz_nope", "", &out), 2) << out;
+  EXPECT_NE(out.find("no target 'fuzz_nope'"), std::string::npos) << out;
+}
