@@ -8,14 +8,14 @@
 namespace dsv4::ours::bf16 {
 
 SIMT_KERNEL void SIMT_LAUNCH_BOUNDS(kThreads, kMinCtasPerSm) topk_bf16_small_kernel(Params p) {
-  SIMT_SHARED(unsigned, hist, [513]);  // [0,256): high byte of D; [256,512): low byte;
-                                       // [512]: dump slot of pass 2 (never read)
+  constexpr int kHistWords = 2 * 256 + 1;  // [0,256): high byte of D; [256,512): low byte;
+  SIMT_SHARED(unsigned, hist, [kHistWords]);  // [512]: dump slot of pass 2 (never read)
   SIMT_SHARED(int, stage, [kMaxK]);
   SIMT_SHARED(unsigned, cursor, );     // packed census (gt << 16 | eq)
   SIMT_SHARED(int, tcache, [kTableCache]);  // page-table prefetch (output gather from shared)
   const int tx = threadIdx.x;
   const int lane = tx & 31;
-  for (int i = tx; i < 513; i += kThreads) hist[i] = 0u;
+  for (int i = tx; i < kHistWords; i += kThreads) hist[i] = 0u;
   if (tx == 0) cursor = 0u;
 
   SIMT_PDL_WAIT();  // nothing global is touched before this (spec README §4 PDL)
@@ -59,20 +59,21 @@ SIMT_KERNEL void SIMT_LAUNCH_BOUNDS(kThreads, kMinCtasPerSm) topk_bf16_small_ker
   }
   // Every whole vector's load is issued before any key is made (one memory latency per thread,
   // not one per vector); the partial last vector, lane by lane, after them.
+  const auto first = [&](int v) { return (tx + v * kThreads) * kVecLanes; };  // vector loaded iff < n
+  const auto whole = [&](int v) {
+    return first(v) + kVecLanes <= n || (DSV4_FAULT_BF16_READ_PAST_SEQLEN && first(v) < n);
+  };
   Vec16 raw[kVecsPerThread];
   DSV4_IDX_UNROLL
-  for (int v = 0; v < kVecsPerThread; ++v) {
-    const int e0 = (tx + v * kThreads) * kVecLanes;
-    if (e0 + kVecLanes <= n || (DSV4_FAULT_BF16_READ_PAST_SEQLEN && e0 < n))
-      raw[v] = *reinterpret_cast<const Vec16*>(row + e0);
-  }
+  for (int v = 0; v < kVecsPerThread; ++v)
+    if (whole(v)) raw[v] = *reinterpret_cast<const Vec16*>(row + first(v));
   // Keys by pair_flip; NaN lanes (rare) cleared afterwards, only when this thread holds one.
   uint32_t kw[4 * kVecsPerThread];
   uint32_t nan_probe = 0u;
   DSV4_IDX_UNROLL
   for (int v = 0; v < kVecsPerThread; ++v) {
-    const int e0 = (tx + v * kThreads) * kVecLanes;  // vector loaded iff e0 < n
-    if (e0 + kVecLanes <= n || (DSV4_FAULT_BF16_READ_PAST_SEQLEN && e0 < n)) {
+    const int e0 = first(v);
+    if (whole(v)) {
       DSV4_IDX_UNROLL
       for (int q = 0; q < 4; ++q) {
         kw[4 * v + q] = pair_flip(raw[v].w[q]);
@@ -91,12 +92,10 @@ SIMT_KERNEL void SIMT_LAUNCH_BOUNDS(kThreads, kMinCtasPerSm) topk_bf16_small_ker
       for (int q = 0; q < 4; ++q) kw[4 * v + q] = 0u;
     }
   }
-#if !DSV4_FAULT_BF16_NAN_AS_VALUE
   if ((nan_probe & 0x80008000u) != 0u) {
     DSV4_IDX_UNROLL
     for (int q = 0; q < 4 * kVecsPerThread; ++q) kw[q] = clear_nan_keys(kw[q]);
   }
-#endif
   if (use_cache) {
     DSV4_IDX_UNROLL
     for (int i = 0; i < kTableSlots; ++i) {
@@ -121,8 +120,7 @@ SIMT_KERNEL void SIMT_LAUNCH_BOUNDS(kThreads, kMinCtasPerSm) topk_bf16_small_ker
   __syncthreads();
 #endif
   unsigned hi_bin, remain1;
-  bool found;  // always, as every lane counts and n > k; kept for the invariant
-  find_pivot(hist, static_cast<unsigned>(k), hi_bin, remain1, found);
+  find_pivot(hist, static_cast<unsigned>(k), hi_bin, remain1);
   if (DSV4_BF16_ABLATE == 2) {
     if (hi_bin == 0x9E37u) out[0] = 0;
     return;
@@ -132,24 +130,18 @@ SIMT_KERNEL void SIMT_LAUNCH_BOUNDS(kThreads, kMinCtasPerSm) topk_bf16_small_ker
   // byte for those and >= 256 for every other lane, which min() sends to the one dump slot: the
   // shared atomics of a warp to one address cost one update (ATOMS.POPC.INC), so one slot beats a
   // slot per lane and a predicated-off atomic (H200 A/B, docs/performance.md, seventh pass) ----
-  if (found) {
-    unsigned* const h2 = hist + 256;
-    const unsigned hb = hi_bin << 8;
-    DSV4_IDX_UNROLL
-    for (int l = 0; l < kLanesPerThread; ++l) {
-      const unsigned x = key_at(kw, l) ^ hb;
-      atomicAdd(&h2[x < 256u ? x : 256u], 1u);
-    }
+  unsigned* const h2 = hist + 256;
+  const unsigned hb = hi_bin << 8;
+  DSV4_IDX_UNROLL
+  for (int l = 0; l < kLanesPerThread; ++l) {
+    const unsigned x = key_at(kw, l) ^ hb;
+    atomicAdd(&h2[x < 256u ? x : 256u], 1u);
   }
   __syncthreads();
-  unsigned pivot = 0u, eq_total = 0u;  // pivot 0 = padding code: fewer than k non-NaN lanes
-  if (found) {
-    unsigned lo_bin, remain2;
-    bool found2;
-    find_pivot(hist + 256, remain1, lo_bin, remain2, found2);
-    pivot = (hi_bin << 8) | lo_bin;  // 0 (absent) only when fewer than k lanes are present
-    eq_total = remain2;
-  }
+  unsigned lo_bin, eq_total;
+  find_pivot(h2, remain1, lo_bin, eq_total);
+  // pivot 0 = the absent key (padding code): only when fewer than k lanes are present
+  const unsigned pivot = (hi_bin << 8) | lo_bin;
   if (DSV4_BF16_ABLATE == 3) {
     if (pivot == 0x9E37u) out[0] = static_cast<int>(eq_total);
     return;

@@ -73,31 +73,22 @@ struct alignas(16) Vec16 {
   uint32_t w[4];
 };
 
-// D(x) of spec §4.1, or 0 (absent) for NaN.
-SIMT_HD uint32_t lane_key(uint32_t x) {
-#if !DSV4_FAULT_BF16_NAN_AS_VALUE
-  if ((x & 0x7FFFu) > 0x7F80u) return 0u;
-#endif
-  return x ^ ((x & 0x8000u) ? 0xFFFFu : 0x8000u);
-}
-// lane_key of both halves of a word at once (halves never carry into each other), in two steps
-// the kernel takes apart: pair_flip, the sign-dependent XOR (0xFFFF or 0x8000 per half), and the
-// NaN clearing — a half whose magnitude bits exceed 0x7F80 carries into its bit 15 when 0x7F is
-// added (pair_nan_probe); in D order the NaNs are the keys >= 0xFF81 and <= 0x007E (clear_nan_keys).
+// Keys of the two bf16 halves of a 32-bit word at once (halves never carry into each other):
+// pair_flip = D of spec §4.1, the sign-dependent XOR (0xFFFF or 0x8000 per half);
+// clear_nan_keys = 0 (absent) for the halves that are NaN, in D order the keys >= 0xFF81 and
+// <= 0x007E (the one NaN rule; identity under the planted NAN_AS_VALUE);
+// pair_nan_probe & 0x80008000 = the NaN halves of the raw word (magnitude bits above 0x7F80
+// carry into bit 15 when 0x7F is added): OR-accumulated, it says whether clearing is needed.
 SIMT_HD uint32_t pair_flip(uint32_t w) { return w ^ 0x80008000u ^ (((w >> 15) & 0x00010001u) * 0x7FFFu); }
-SIMT_HD uint32_t pair_nan_probe(uint32_t w) { return (w & 0x7FFF7FFFu) + 0x007F007Fu; }  // & 0x80008000
-SIMT_HD uint32_t clear_nan_half(uint32_t d) { return d >= 0xFF81u || d <= 0x007Eu ? 0u : d; }
+SIMT_HD uint32_t pair_nan_probe(uint32_t w) { return (w & 0x7FFF7FFFu) + 0x007F007Fu; }
+SIMT_HD uint32_t clear_nan_half(uint32_t d) {
+  return !DSV4_FAULT_BF16_NAN_AS_VALUE && (d >= 0xFF81u || d <= 0x007Eu) ? 0u : d;
+}
 SIMT_HD uint32_t clear_nan_keys(uint32_t dw) {
   return clear_nan_half(dw & 0xFFFFu) | (clear_nan_half(dw >> 16) << 16);
 }
-SIMT_HD uint32_t pair_key(uint32_t w) {
-  const uint32_t d = pair_flip(w);
-#if DSV4_FAULT_BF16_NAN_AS_VALUE
-  return d;
-#else
-  return (pair_nan_probe(w) & 0x80008000u) != 0u ? clear_nan_keys(d) : d;
-#endif
-}
+// One bf16 value's key: D, or 0 for NaN (the partial last vector, lane by lane).
+SIMT_HD uint32_t lane_key(uint32_t x) { return clear_nan_half(pair_flip(x) & 0xFFFFu); }
 SIMT_HD uint32_t key_at(const uint32_t (&kw)[4 * kVecsPerThread], int lane) {
   return (kw[lane >> 1] >> ((lane & 1) * 16)) & 0xFFFFu;
 }
@@ -126,10 +117,10 @@ SIMT_DEVICE int map_position(const Params& p, const int* trow, const int* tcache
 }
 
 // Pivot search of spec §4.3 step 4, run redundantly by every warp over a 256-bin histogram in
-// D order: the highest bin whose suffix count reaches kk, and kk minus the count above it.
-// found = false when the histogram holds fewer than kk lanes.
-SIMT_DEVICE void find_pivot(const unsigned* h, unsigned kk, unsigned& bin, unsigned& remain,
-                            bool& found) {
+// D order: the highest bin whose suffix count reaches kk, and kk minus the count above it (bin 0,
+// remain 0 when the histogram holds fewer than kk lanes: never in pass 1, which counts every lane
+// and n > k, nor in pass 2, which counts the whole of the pass-1 bin).
+SIMT_DEVICE void find_pivot(const unsigned* h, unsigned kk, unsigned& bin, unsigned& remain) {
   const int lane = threadIdx.x & 31;
   unsigned c[8];
   unsigned own = 0;
@@ -161,8 +152,7 @@ SIMT_DEVICE void find_pivot(const unsigned* h, unsigned kk, unsigned& bin, unsig
     }
   }
   const unsigned who = __ballot_sync(0xFFFFFFFFu, mine);
-  found = who != 0;
-  const int src = found ? __ffs(who) - 1 : 0;
+  const int src = who != 0 ? __ffs(who) - 1 : 0;
   bin = __shfl_sync(0xFFFFFFFFu, my_bin, src);
   remain = __shfl_sync(0xFFFFFFFFu, my_rem, src);
 }

@@ -147,7 +147,7 @@ struct SmemSrc {
       if (vec(j) < nvec) buf[slot(j)] = make_float4(x[j][0], x[j][1], x[j][2], x[j][3]);
   }
   SIMT_DEVICE float lane(int bit) const {  // lane `bit` (4 j + c) of this thread's vectors
-    return reinterpret_cast<const float*>(buf)[(threadIdx.x + (bit >> 2) * kThreads) * 4 + (bit & 3)];
+    return reinterpret_cast<const float*>(buf)[slot(bit >> 2) * 4 + (bit & 3)];
   }
   template <class F>
   SIMT_DEVICE void each(F&& f) const {

@@ -142,7 +142,9 @@ SIMT_KERNEL void SIMT_LAUNCH_BOUNDS(kThreads, kMinBlocks) topk_main_kernel(Args 
 // The path a cluster kernel of NR CTAs per row reports.
 template <int NR>
 constexpr int cluster_path() {
-  return NR == 16 ? DSV4_PATH_CLUSTER16 : NR == 8 ? DSV4_PATH_CLUSTER8 : NR == 4 ? DSV4_PATH_CLUSTER4 : DSV4_PATH_CLUSTER2;
+  constexpr int p = NR == 16 ? DSV4_PATH_CLUSTER16 : NR == 8 ? DSV4_PATH_CLUSTER8 : NR == 4 ? DSV4_PATH_CLUSTER4 : DSV4_PATH_CLUSTER2;
+  static_assert(cluster_ranks(p) == NR, "cluster_path and cluster_ranks disagree");
+  return p;
 }
 
 // Cluster kernel (small batches: 16 or 8 CTAs per row; mid-size batches: 4 or 2, launched at one

@@ -325,31 +325,31 @@ namespace t = dsv4::ours::topk;
 // The sizing the CPU backend resolves under the default config (an sm_90 virtual device) and, with
 // `h200`, the cluster answers of the H200 (C16 = 7, P = 30, P1 = 15, P1_4 = 30, P1_2 = 66:
 // DSV4_PRINT_SIZING=1 there).
-t::Sizing default_sizing(bool h200) {
+// Callers wrap it in ASSERT_NO_FATAL_FAILURE: a failed resolution ends the test.
+void default_sizing(bool h200, t::Sizing* s) {
   Cfg cfg;
   cfg.apply();
-  t::Sizing s;
   dsv4_message m{};
-  EXPECT_EQ(t::resolve_sizing(&s, &m), DSV4_OK) << m.text;
+  ASSERT_EQ(t::resolve_sizing(s, &m), DSV4_OK) << m.text;
   if (h200) {
-    s.cluster_ok = true;
-    s.C16 = 7;
-    s.P = 30;
-    s.P1 = 15;
-    s.P1_4 = 30;
-    s.P1_2 = 66;
+    s->cluster_ok = true;
+    s->C16 = 7;
+    s->P = 30;
+    s->P1 = 15;
+    s->P1_4 = 30;
+    s->P1_2 = 66;
   }
-  return s;
 }
 }  // namespace
 
 TEST(TopkV2Dispatch, Sm90ClusterFloors) {
-  const t::Sizing v = default_sizing(false);
+  t::Sizing v, s;
+  ASSERT_NO_FATAL_FAILURE(default_sizing(false, &v));
   ASSERT_EQ(v.cc_major, 9);
   EXPECT_EQ(v.floor(1), 16384);
   EXPECT_EQ(v.floor(15), 16384);
   EXPECT_EQ(v.floor(16), 65536);
-  const t::Sizing s = default_sizing(true);
+  ASSERT_NO_FATAL_FAILURE(default_sizing(true, &s));
   EXPECT_EQ(t::decide(s, 1, 16384, false).kernel, DSV4_PATH_REGISTER4);
   EXPECT_EQ(t::decide(s, 1, 16385, false).kernel, DSV4_PATH_CLUSTER16);
   EXPECT_EQ(t::decide(s, 7, 32768, false).kernel, DSV4_PATH_CLUSTER16);
@@ -366,7 +366,8 @@ TEST(TopkV2Dispatch, Sm90ClusterFloors) {
 // with the buffer: Decision::stage) or that are longer than F_large; never for ragged launches;
 // forced paths win.
 TEST(TopkV2Dispatch, MidBatchClustersWhereEveryClusterIsResident) {
-  t::Sizing s = default_sizing(true);
+  t::Sizing s;
+  ASSERT_NO_FATAL_FAILURE(default_sizing(true, &s));
   const long long r4 = s.r4, fl = s.floor_large, held = DSV4_TOPK_CLUSTER_SMEM ? 2 : 1;
   EXPECT_EQ(t::decide(s, 15, fl + 1, false).kernel, DSV4_PATH_CLUSTER8);  // small batch: unchanged
   EXPECT_EQ(t::decide(s, 16, r4, false).kernel, DSV4_PATH_REGISTER4);     // fits Register4
@@ -400,7 +401,8 @@ TEST(TopkV2Dispatch, MidBatchClustersWhereEveryClusterIsResident) {
 // when every cluster of the launch is co-resident at one CTA per SM (B <= Sizing::P1, the wide
 // kernel's occupancy answer): a cluster beyond that would wait for a second wave.
 TEST(TopkV2Dispatch, WideClusterEightOnlyWhenEveryClusterIsResident) {
-  t::Sizing s = default_sizing(true);
+  t::Sizing s;
+  ASSERT_NO_FATAL_FAILURE(default_sizing(true, &s));
   const t::Decision d8 = t::decide(s, 8, 24576, false);
   EXPECT_EQ(d8.kernel, DSV4_PATH_CLUSTER8);
   EXPECT_TRUE(d8.wide);
