@@ -121,10 +121,29 @@ SIMT_DEVICE void write_row(const Args& a, int b, const RowWin& w, const int* sel
   int* out = a.out + static_cast<long long>(b) * a.out_stride;
   int* raw = a.out_raw != nullptr ? a.out_raw + static_cast<long long>(b) * a.raw_stride : nullptr;
   if (v > a.K) v = a.K;
-  for (int s = threadIdx.x; s < a.K; s += kThreads) {
-    const int p = s < v ? (sel != nullptr ? sel[s] : s) : -1;
-    out[s] = s < v ? transform_pos(a, b, w, p) : -1;
-    if (raw != nullptr) raw[s] = s < v ? p : -1;
+  if (DSV4_TOPK_WRITE_TWO_PHASE) {  // a thread's slots: every transform (table read), then the stores
+    constexpr int kSlots = (kMaxTopK + kThreads - 1) / kThreads;
+    int p[kSlots], o[kSlots];
+#pragma unroll
+    for (int u = 0; u < kSlots; ++u) {
+      const int s = static_cast<int>(threadIdx.x) + u * kThreads;
+      p[u] = s < v ? (sel != nullptr ? sel[s] : s) : -1;
+      o[u] = s < v ? transform_pos(a, b, w, p[u]) : -1;
+    }
+#pragma unroll
+    for (int u = 0; u < kSlots; ++u) {
+      const int s = static_cast<int>(threadIdx.x) + u * kThreads;
+      if (s < a.K) {
+        out[s] = o[u];
+        if (raw != nullptr) raw[s] = p[u];
+      }
+    }
+  } else {
+    for (int s = threadIdx.x; s < a.K; s += kThreads) {
+      const int p = s < v ? (sel != nullptr ? sel[s] : s) : -1;
+      out[s] = s < v ? transform_pos(a, b, w, p) : -1;
+      if (raw != nullptr) raw[s] = s < v ? p : -1;
+    }
   }
 #if DSV4_FAULT_TOPK_WRITE_PAST_K
   if (threadIdx.x == 0 && (b & 1) == 0) out[a.K] = -1;  // planted: one slot past K

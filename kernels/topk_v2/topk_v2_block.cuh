@@ -86,6 +86,16 @@ SIMT_DEVICE int vec_of(int q, int rank) {
   return (rank + NR * (q / kChunkVecs)) * kChunkVecs + (q % kChunkVecs);
 }
 
+// Row sources iterate vectors (each_vec: f(position of lane 0, float[4])); each(f) is the same
+// walk lane by lane, f(position, value).
+template <class F>
+SIMT_DEVICE auto lanes_of(F& f) {
+  return [&f](int p, const float (&x)[4]) {
+#pragma unroll
+    for (int c = 0; c < 4; ++c) f(p + c, x[c]);
+  };
+}
+
 // Register-resident row: VPT float4 vectors per thread, read once (Register2 / Register4 and the
 // register-resident 16-wide cluster rows).
 template <int VPT, int NR = 1>
@@ -104,16 +114,15 @@ struct RegSrc {
     }
   }
   template <class F>
-  SIMT_DEVICE void each(F&& f) const {
+  SIMT_DEVICE void each_vec(F&& f) const {  // f(position of lane 0, the vector's 4 lanes)
 #pragma unroll
     for (int j = 0; j < VPT; ++j) {
       const int v = vec_of<NR>(threadIdx.x + j * kThreads, rank);
-      if (v < nvec) {
-#pragma unroll
-        for (int c = 0; c < 4; ++c) f(v * 4 + c - head, x[j][c]);
-      }
+      if (v < nvec) f(v * 4 - head, x[j]);
     }
   }
+  template <class F>
+  SIMT_DEVICE void each(F&& f) const { each_vec(lanes_of(f)); }
 };
 
 // Register4-sized row held in dynamic shared memory (`buf`: VPT * kThreads float4; the lean
@@ -150,19 +159,19 @@ struct SmemSrc {
     return reinterpret_cast<const float*>(buf)[slot(bit >> 2) * 4 + (bit & 3)];
   }
   template <class F>
-  SIMT_DEVICE void each(F&& f) const {
+  SIMT_DEVICE void each_vec(F&& f) const {
 #pragma unroll
     for (int j = 0; j < VPT; ++j) {
       const int v = vec(j);
       if (v < nvec) {
         const float4 q = buf[slot(j)];
-        f(v * 4 - head, q.x);
-        f(v * 4 + 1 - head, q.y);
-        f(v * 4 + 2 - head, q.z);
-        f(v * 4 + 3 - head, q.w);
+        const float x[4] = {q.x, q.y, q.z, q.w};
+        f(v * 4 - head, x);
       }
     }
   }
+  template <class F>
+  SIMT_DEVICE void each(F&& f) const { each_vec(lanes_of(f)); }
   // ABOVE / CANDIDATE masks of this thread's lanes under `cls`; lo != 0: only lanes with
   // key32 >= lo are classified (a superset of ABOVE and CANDIDATE, bins being monotone in key
   // order; positive NaNs pass and cls drops them).
@@ -208,7 +217,9 @@ struct StreamSrc {
   int rank = 0;
   int vb = 0, ve = 0x7FFFFFFF;
   template <class F>
-  SIMT_DEVICE void each(F&& f) const {
+  SIMT_DEVICE void each(F&& f) const { each_vec(lanes_of(f)); }
+  template <class F>
+  SIMT_DEVICE void each_vec(F&& f) const {
     // kStreamBatch loads in flight per thread, then their lanes (vec_of is increasing in q, so
     // the first vector past the end ends the walk).
     constexpr int U = kStreamBatch;
@@ -223,10 +234,7 @@ struct StreamSrc {
       }
 #pragma unroll
       for (int u = 0; u < U; ++u)
-        if (v[u] < end) {
-#pragma unroll
-          for (int c = 0; c < 4; ++c) f(v[u] * 4 + c - w.head, cur[u][c]);
-        }
+        if (v[u] < end) f(v[u] * 4 - w.head, cur[u]);
       if (v[U - 1] >= end) break;
     }
   }
@@ -255,6 +263,25 @@ struct BinSrc {
     });
   }
 };
+
+// The bins of a vector's four lanes for the histogram passes (kPairBins: two at a time).
+SIMT_DEVICE void hist_bins4(const float (&x)[4], int w, int (&bin)[4]) {
+  if (kPairBins) {
+    coarse_bins4(x, w, bin);
+  } else {
+#pragma unroll
+    for (int c = 0; c < 4; ++c) bin[c] = coarse_bin(x[c], w);
+  }
+}
+
+// Counts a vector's four lanes into the coarse histogram (select_row step 1, padding included).
+template <int W>
+SIMT_DEVICE void hist_vec(Smem& sm, const float (&x)[4]) {
+  int bin[4];
+  hist_bins4(x, W, bin);
+#pragma unroll
+  for (int c = 0; c < 4; ++c) atomicAdd(&sm.hist[bin[c]], 1);
+}
 
 SIMT_DEVICE void push_sel(Smem& sm, int pos) {
   const int i = atomicAdd(&sm.sel_cnt, 1);

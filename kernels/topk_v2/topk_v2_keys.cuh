@@ -40,6 +40,22 @@ constexpr int kChunkVecs = 128;  // cluster rank interleave: 128 vectors per chu
 #ifndef DSV4_TOPK_STAGE_MARGIN_SIGMA
 #define DSV4_TOPK_STAGE_MARGIN_SIGMA 5
 #endif
+// 1: the sample's own elements of bin >= g are staged too, re-read right after the guess (L2-hot)
+// instead of after the whole row (when a long row has pushed them out of L2); the classify /
+// refine passes then read only the stage. 0: they read the sample again (A/B switch).
+#ifndef DSV4_TOPK_STAGE_SAMPLE
+#define DSV4_TOPK_STAGE_SAMPLE 1
+#endif
+constexpr bool kStageSample = DSV4_TOPK_STAGE_SAMPLE != 0;
+// The histogram passes bin a vector's lanes two at a time (coarse_bins4: one fp32x2 -> fp16x2
+// conversion per pair) instead of one by one. Measured on the H200 (docs/performance.md, eighth
+// pass): -1..-4 % on most launches; the same for the classification by recomputed bins was
+// +10..13 % on the Cluster-4 / -2 register rows (more spills), so classification stays per lane.
+// 0 = per lane (A/B switch).
+#ifndef DSV4_TOPK_PAIR_BINS
+#define DSV4_TOPK_PAIR_BINS 1
+#endif
+constexpr bool kPairBins = DSV4_TOPK_PAIR_BINS != 0;
 constexpr int kSampleVecs = 2 * kThreads;
 constexpr int kStageCap = DSV4_TOPK_STAGE_SLOTS * kThreads;
 constexpr int kStageBytes = kStageCap * 8;
@@ -51,6 +67,20 @@ constexpr float kStageMarginSigma = DSV4_TOPK_STAGE_MARGIN_SIGMA;
 #define DSV4_TOPK_PAIR_RANK_MAX 256
 #endif
 constexpr int kPairRankMax = kThreads < DSV4_TOPK_PAIR_RANK_MAX ? kThreads : DSV4_TOPK_PAIR_RANK_MAX;
+// The output pass transforms every slot of a thread (page-table reads) before it stores any, so
+// the reads of a thread's slots overlap (a store to `out` may alias the table: a load after a
+// store waits for it). H200 A/B (eighth pass): k = 2048 rows 3-10 % faster at B = 512. 0 = slot
+// by slot (A/B switch).
+#ifndef DSV4_TOPK_WRITE_TWO_PHASE
+#define DSV4_TOPK_WRITE_TWO_PHASE 1
+#endif
+// Main-kernel launches of rows longer than this percentage of Register4 carry the one-read stage
+// (use_stage). H200 A/B (eighth pass, with the sample staged early): at B = 512, L = 30720 / 32768
+// the stage is 4-9 % faster than two reads, at L = 24576 equal (k = 512) or 2 % slower (k = 2048);
+// the rule was 200 % before the sample was staged early.
+#ifndef DSV4_TOPK_STAGE_FROM_PCT
+#define DSV4_TOPK_STAGE_FROM_PCT 150
+#endif
 // Timing-only phase cut (scripts/gpu/topk_v2_ab.sh variants; never in a test build: rows are left
 // unwritten): 1 = return after the row's length (and window), 2 = after the histogram pass,
 // 3 = after the threshold search, 4 = after classification, 5 = before the output write; cluster
@@ -163,6 +193,33 @@ SIMT_HD unsigned fp16_key16(float x) {
 SIMT_HD int coarse_bin(float x, int w) {
   if (is_nan(x)) return (1 << w) - 1;
   return static_cast<int>(fp16_key16(x) >> (16 - w));
+}
+// The keys of two fp16 codes held in one word (word arithmetic; nothing carries across the
+// halves): the sign-dependent XOR of key16_of_code, and the explicit NaN rule -- a code is NaN iff
+// its magnitude exceeds 0x7C00, i.e. adding 0x3FF carries into bit 15 -- giving a NaN the key
+// 0xFFFF (the top bin at both widths) whatever its sign and payload.
+SIMT_HD unsigned key16_pair_of_codes(unsigned d) {
+  const unsigned neg = (d >> 15) & 0x00010001u;
+  const unsigned nan = (((d & 0x7FFF7FFFu) + 0x03FF03FFu) >> 15) & 0x00010001u;
+  return (d ^ 0x80008000u ^ (neg * 0x7FFFu)) | (nan * 0xFFFFu);
+}
+// The keys of two elements at once (low half: x0, high half: x1): one fp32x2 -> fp16x2 RNE
+// conversion (an fp32 NaN converts to an fp16 NaN, a non-NaN to a non-NaN) and the above.
+SIMT_HD unsigned key16_pair(float x0, float x1) {
+  const __half2 h = __floats2half2_rn(x0, x1);
+  unsigned d;
+  __builtin_memcpy(&d, &h, sizeof d);
+  return key16_pair_of_codes(d);
+}
+// coarse_bin of the four lanes of a vector, two conversions instead of four (the histogram and
+// bin-classification passes; same bins, checked by TopkV2Keys.PairBinsAreTheBinsOfEachLane).
+SIMT_HD void coarse_bins4(const float (&x)[4], int w, int (&bin)[4]) {
+  const unsigned k01 = key16_pair(x[0], x[1]), k23 = key16_pair(x[2], x[3]);
+  const int lo = 16 - w, hi = 32 - w;
+  bin[0] = static_cast<int>((k01 & 0xFFFFu) >> lo);
+  bin[1] = static_cast<int>(k01 >> hi);
+  bin[2] = static_cast<int>((k23 & 0xFFFFu) >> lo);
+  bin[3] = static_cast<int>(k23 >> hi);
 }
 // §4.2 exact key: strictly increasing over non-NaN values, +0 above -0.
 SIMT_HD unsigned key32(float x) {

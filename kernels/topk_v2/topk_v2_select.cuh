@@ -137,7 +137,7 @@ SIMT_DEVICE void select_row(const Args& a, int b, const RowWin& w, Src& src, Sme
   __syncthreads();
   // 1. coarse histogram (every lane, padding included: padding is NaN -> top bin)
   if constexpr (kStaged) src.template hist_pass<W>(sm, a.K);
-  else src.each([&](int, float x) { atomicAdd(&sm.hist[coarse_bin(x, W)], 1); });
+  else src.each_vec([&](int, const float (&x)[4]) { hist_vec<W>(sm, x); });
   __syncthreads();
   if (DSV4_TOPK_ABLATE == 2) return;
   if (NR > 1) tm.sync();

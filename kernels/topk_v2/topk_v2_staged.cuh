@@ -1,15 +1,16 @@
 // kernels/topk_v2/topk_v2_staged.cuh -- the single-CTA Streaming row read once instead of twice.
 // The histogram pass first reads a sample (the first kSampleVecs vectors) and picks a guess bin g:
 // the bin whose suffix count in the sample reaches the expected count of the K-th element plus a
-// 5-sigma margin (stage_guess_target in topk_v2_keys.cuh). The
-// rest of the row is binned AND every element with bin >= g is copied to a shared-memory stage
-// (value, position).
-// Once the full histogram gives the threshold bin t, the classify / refine passes read the sample
-// again (global, L2-hot) and the stage instead of the whole row -- when that is complete:
-//   t >= g (so every element of bin >= t outside the sample is staged) and the stage did not
-//   overflow. Otherwise they stream the whole row again, as without a stage. Either way the
-// elements offered to the selection are a superset of those with bin >= t, so the result is the
-// exact one of topk_v2_select.cuh; only the bytes read change.
+// 5-sigma margin (stage_guess_target in topk_v2_keys.cuh). It then re-reads the sample while it is
+// still L2-hot and copies its elements with bin >= g to a shared-memory stage (value, position)
+// (kStageSample), and bins the rest of the row, staging its elements with bin >= g as well.
+// Once the full histogram gives the threshold bin t, the classify / refine passes read the stage
+// alone instead of the whole row -- when that is complete:
+//   t >= g (so every element of bin >= t is staged) and the stage did not overflow. Otherwise
+//   they stream the whole row again, as without a stage. Either way the elements offered to the
+// selection are a superset of those with bin >= t, so the result is the exact one of
+// topk_v2_select.cuh; only the bytes read change. (kStageSample = 0, the A/B switch: the sample
+// is not staged and the later passes read it again from global memory, after the whole row.)
 #pragma once
 #include "kernels/topk_v2/topk_v2_block.cuh"
 
@@ -38,7 +39,7 @@ struct StagedSrc {
   SIMT_DEVICE void hist_pass(Smem& sm, int K) {
     constexpr int kBins = 1 << W, kTop = kBins - 1;
     c0 = w.nvec < kSampleVecs ? w.nvec : kSampleVecs;
-    part(0, c0).each([&](int, float x) { atomicAdd(&sm.hist[coarse_bin(x, W)], 1); });
+    part(0, c0).each_vec([&](int, const float (&x)[4]) { hist_vec<W>(sm, x); });
 #if !DSV4_FAULT_TOPK_STAGE_NO_SAMPLE_BARRIER  // planted: the guess reads a histogram still being built
     __syncthreads();
 #endif
@@ -48,9 +49,7 @@ struct StagedSrc {
       find_threshold(sm.hist, kTop, stage_guess_target(K, c0, w.nvec), sm, &g, &above);
     }
     const int gg = g;
-    part(c0, 0x7FFFFFFF).each([&](int pos, float x) {
-      const int bin = coarse_bin(x, W);
-      atomicAdd(&sm.hist[bin], 1);
+    const auto offer = [&](int pos, float x, int bin) {  // stage the lanes of bin >= g
 #if DSV4_FAULT_TOPK_STAGE_SKIPS_GUESS_BIN
       const bool st = bin > gg && bin < kTop;  // planted: bin g itself is not staged
 #else
@@ -62,6 +61,23 @@ struct StagedSrc {
           sval[i] = x;
           spos[i] = pos;
         }
+      }
+    };
+    if (kStageSample && gg < kBins) {  // the sample's own lanes of bin >= g, re-read while L2-hot
+      part(0, c0).each_vec([&](int p, const float (&x)[4]) {
+        int bin[4];
+        hist_bins4(x, W, bin);
+#pragma unroll
+        for (int c = 0; c < 4; ++c) offer(p + c, x[c], bin[c]);
+      });
+    }
+    part(c0, 0x7FFFFFFF).each_vec([&](int p, const float (&x)[4]) {
+      int bin[4];
+      hist_bins4(x, W, bin);
+#pragma unroll
+      for (int c = 0; c < 4; ++c) {
+        atomicAdd(&sm.hist[bin[c]], 1);
+        offer(p + c, x[c], bin[c]);
       }
     });
   }
@@ -84,7 +100,7 @@ struct StagedSrc {
       part(0, 0x7FFFFFFF).each(f);
       return;
     }
-    part(0, c0).each(f);
+    if (!kStageSample) part(0, c0).each(f);
     for (int i = threadIdx.x; i < cnt; i += kThreads) f(spos[i], sval[i]);
   }
 };

@@ -53,6 +53,57 @@ TEST(TopkV2Keys, BinsAndKeysMatchReferenceOnSampledBitPatterns) {
   EXPECT_EQ(bad, 0);
 }
 
+// coarse_bins4 (two fp32x2 -> fp16x2 conversions and word arithmetic on both halves, the histogram
+// and bin-classification passes) against the oracle's bin of each lane: the sampled bit patterns
+// above plus every bin's lower bound and its neighbour below (the RNE midpoints), NaN of both
+// signs with payloads, +-inf, +-0, subnormals; each value in every lane position next to every
+// kind of neighbour (a carry or sign leaking across the halves shows as a wrong neighbour bin).
+TEST(TopkV2Keys, PairBinsAreTheBinsOfEachLane) {
+  std::vector<uint32_t> v = {0x7FC00000u, 0xFFC00001u, 0x7F800001u, 0xFFFFFFFFu, 0x7FFFFFFFu, 0xFF800001u,
+                             0x7F800000u, 0xFF800000u, 0x00000000u, 0x80000000u, 0x00000001u, 0x80000001u,
+                             0x477FEFFFu, 0x477FF000u, 0xC77FEFFFu, 0xC77FF000u, 0x33000000u, 0xB3000001u};
+  for (int w : {12, 10})
+    for (int b = 1; b <= topk::inf_bin(w); ++b) {
+      const float lb = topk::coarse_bin_lower_bound(b, w);
+      v.push_back(topk::f32_bits(lb));
+      v.push_back(topk::f32_bits(std::nextafter(lb, -tk::inf())));
+    }
+  for (uint64_t u = 0; u <= 0xFFFFFFFFull; u += 40961) v.push_back(static_cast<uint32_t>(u));
+  const size_t n = v.size();
+  int bad = 0;
+  for (int w : {12, 10})
+    for (size_t i = 0; i < n; ++i)
+      for (size_t s : {size_t{1}, size_t{7}, n / 3}) {  // neighbours at three strides
+        const float x[4] = {tk::bits(v[i]), tk::bits(v[(i + s) % n]), tk::bits(v[(i + 2 * s) % n]),
+                            tk::bits(v[(i + 3 * s) % n])};
+        int got[4];
+        topk::coarse_bins4(x, w, got);
+        for (int c = 0; c < 4; ++c)
+          if (static_cast<uint32_t>(got[c]) != orc::bin_w_reference(x[c], w) && ++bad <= 5)
+            ADD_FAILURE() << std::hex << "w " << std::dec << w << " lane " << c << " bits 0x" << std::hex
+                          << topk::f32_bits(x[c]) << ": bin " << std::dec << got[c] << " want "
+                          << orc::bin_w_reference(x[c], w);
+      }
+  EXPECT_EQ(bad, 0);
+}
+
+// The word rule alone, exhaustively over the 65536 codes in each half (next to a NaN, a negative
+// and a positive code): the key of each half is key16_of_code of its code, 0xFFFF for every NaN
+// code (both signs, every payload -- the conversions of both backends return the canonical NaN
+// 0x7FFF, so only this test sees the other NaN codes).
+TEST(TopkV2Keys, PairKeysOfCodesAreTheKeysOfEachHalf) {
+  const auto want = [](unsigned h) { return (h & 0x7FFFu) > 0x7C00u ? 0xFFFFu : topk::key16_of_code(h); };
+  int bad = 0;
+  for (unsigned h = 0; h < 0x10000u; ++h)
+    for (unsigned o : {0x7E01u, 0x8001u, 0x3C00u, 0xFFFFu}) {
+      const unsigned lo = topk::key16_pair_of_codes(h | (o << 16)), hi = topk::key16_pair_of_codes(o | (h << 16));
+      if (((lo & 0xFFFFu) != want(h) || (lo >> 16) != want(o) || (hi >> 16) != want(h) || (hi & 0xFFFFu) != want(o)) &&
+          ++bad <= 5)
+        ADD_FAILURE() << std::hex << "code 0x" << h << " next to 0x" << o << ": keys 0x" << lo << " / 0x" << hi;
+    }
+  EXPECT_EQ(bad, 0);
+}
+
 TEST(TopkV2Keys, SpecLandmarks) {
   EXPECT_EQ(topk::coarse_bin(tk::qnan(), 12), 4095);
   EXPECT_EQ(topk::coarse_bin(-tk::qnan(), 10), 1023);
