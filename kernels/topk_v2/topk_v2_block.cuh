@@ -283,34 +283,4 @@ SIMT_DEVICE void hist_vec(Smem& sm, const float (&x)[4]) {
   for (int c = 0; c < 4; ++c) atomicAdd(&sm.hist[bin[c]], 1);
 }
 
-SIMT_DEVICE void push_sel(Smem& sm, int pos) {
-  const int i = atomicAdd(&sm.sel_cnt, 1);
-  if (i < kMaxTopK) sm.sel[i] = pos;
-}
-
-// Stages one threshold-bin candidate (key32, position) for the exact ranking of step 5.
-SIMT_DEVICE void push_tie(Smem& sm, int pos, float x) {
-  const int i = atomicAdd(&sm.tie_cnt, 1);
-  if (i < kTieStage) { sm.tie_key[i] = key32(x); sm.tie_pos[i] = pos; }
-}
-
-// push_sel of the lanes in each thread's `mask` (a masked source's bits): one reservation per
-// warp after a warp scan of the counts. Every lane of the warp calls it.
-template <class Src>
-SIMT_DEVICE void push_sel_mask(Smem& sm, const Src& src, unsigned mask) {
-  const int lane = threadIdx.x & 31;
-  const int cnt = __popc(mask);
-  int incl = cnt;
-#pragma unroll
-  for (int d = 1; d < 32; d <<= 1) {
-    const int y = __shfl_up_sync(0xFFFFFFFFu, incl, d);
-    if (lane >= d) incl += y;
-  }
-  int base = 0;
-  if (lane == 31 && incl > 0) base = atomicAdd(&sm.sel_cnt, incl);
-  int i = __shfl_sync(0xFFFFFFFFu, base, 31) + incl - cnt;
-  for (unsigned m = mask; m != 0; m &= m - 1, ++i)
-    if (i < kMaxTopK) sm.sel[i] = src.pos_of(__ffs(static_cast<int>(m)) - 1);
-}
-
 }  // namespace dsv4::ours::topk

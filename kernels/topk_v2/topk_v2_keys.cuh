@@ -211,8 +211,8 @@ SIMT_HD unsigned key16_pair(float x0, float x1) {
   __builtin_memcpy(&d, &h, sizeof d);
   return key16_pair_of_codes(d);
 }
-// coarse_bin of the four lanes of a vector, two conversions instead of four (the histogram and
-// bin-classification passes; same bins, checked by TopkV2Keys.PairBinsAreTheBinsOfEachLane).
+// coarse_bin of the four lanes of a vector, two conversions instead of four (the histogram passes,
+// kPairBins; same bins, checked by TopkV2Keys.PairBinsAreTheBinsOfEachLane).
 SIMT_HD void coarse_bins4(const float (&x)[4], int w, int (&bin)[4]) {
   const unsigned k01 = key16_pair(x[0], x[1]), k23 = key16_pair(x[2], x[3]);
   const int lo = 16 - w, hi = 32 - w;

@@ -54,7 +54,7 @@ TEST(TopkV2Keys, BinsAndKeysMatchReferenceOnSampledBitPatterns) {
 }
 
 // coarse_bins4 (two fp32x2 -> fp16x2 conversions and word arithmetic on both halves, the histogram
-// and bin-classification passes) against the oracle's bin of each lane: the sampled bit patterns
+// passes) against the oracle's bin of each lane: the sampled bit patterns
 // above plus every bin's lower bound and its neighbour below (the RNE midpoints), NaN of both
 // signs with payloads, +-inf, +-0, subnormals; each value in every lane position next to every
 // kind of neighbour (a carry or sign leaking across the halves shows as a wrong neighbour bin).
