@@ -67,7 +67,7 @@ SIMT_KERNEL void SIMT_LAUNCH_BOUNDS(kThreads, kMinCtasPerSm) topk_bf16_small_ker
   DSV4_IDX_UNROLL
   for (int v = 0; v < kVecsPerThread; ++v)
     if (whole(v)) raw[v] = *reinterpret_cast<const Vec16*>(row + first(v));
-  // Keys by pair_flip; NaN lanes (rare) cleared afterwards, only when this thread holds one.
+  // Keys by sign_order_halves; NaN lanes (rare) cleared afterwards, only when this thread holds one.
   uint32_t kw[4 * kVecsPerThread];
   uint32_t nan_probe = 0u;
   DSV4_IDX_UNROLL
@@ -76,7 +76,7 @@ SIMT_KERNEL void SIMT_LAUNCH_BOUNDS(kThreads, kMinCtasPerSm) topk_bf16_small_ker
     if (whole(v)) {
       DSV4_IDX_UNROLL
       for (int q = 0; q < 4; ++q) {
-        kw[4 * v + q] = pair_flip(raw[v].w[q]);
+        kw[4 * v + q] = sign_order_halves(raw[v].w[q]);
         nan_probe |= pair_nan_probe(raw[v].w[q]);
       }
     } else if (e0 < n) {  // the partial last vector: nothing at or past n

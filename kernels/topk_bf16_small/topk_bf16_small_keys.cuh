@@ -9,6 +9,7 @@
 // census leaves it out). Selection compares D integers, so no -0 special case exists (spec §4.4).
 #pragma once
 #include "kernels/common/faults.h"
+#include "kernels/common/half_pair_keys.cuh"
 #include "kernels/common/status.cuh"
 #include "simt/portable.h"
 
@@ -73,14 +74,13 @@ struct alignas(16) Vec16 {
   uint32_t w[4];
 };
 
-// Keys of the two bf16 halves of a 32-bit word at once (halves never carry into each other):
-// pair_flip = D of spec §4.1, the sign-dependent XOR (0xFFFF or 0x8000 per half);
+// Keys of the two bf16 halves of a 32-bit word at once (kernels/common/half_pair_keys.cuh):
+// sign_order_halves = D of spec §4.1, the sign-dependent XOR (0xFFFF or 0x8000 per half);
 // clear_nan_keys = 0 (absent) for the halves that are NaN, in D order the keys >= 0xFF81 and
 // <= 0x007E (the one NaN rule; identity under the planted NAN_AS_VALUE);
 // pair_nan_probe & 0x80008000 = the NaN halves of the raw word (magnitude bits above 0x7F80
 // carry into bit 15 when 0x7F is added): OR-accumulated, it says whether clearing is needed.
-SIMT_HD uint32_t pair_flip(uint32_t w) { return w ^ 0x80008000u ^ (((w >> 15) & 0x00010001u) * 0x7FFFu); }
-SIMT_HD uint32_t pair_nan_probe(uint32_t w) { return (w & 0x7FFF7FFFu) + 0x007F007Fu; }
+SIMT_HD uint32_t pair_nan_probe(uint32_t w) { return nan_halves_carry<0x7Fu>(w); }
 SIMT_HD uint32_t clear_nan_half(uint32_t d) {
   return !DSV4_FAULT_BF16_NAN_AS_VALUE && (d >= 0xFF81u || d <= 0x007Eu) ? 0u : d;
 }
@@ -88,7 +88,7 @@ SIMT_HD uint32_t clear_nan_keys(uint32_t dw) {
   return clear_nan_half(dw & 0xFFFFu) | (clear_nan_half(dw >> 16) << 16);
 }
 // One bf16 value's key: D, or 0 for NaN (the partial last vector, lane by lane).
-SIMT_HD uint32_t lane_key(uint32_t x) { return clear_nan_half(pair_flip(x) & 0xFFFFu); }
+SIMT_HD uint32_t lane_key(uint32_t x) { return clear_nan_half(sign_order_halves(x) & 0xFFFFu); }
 SIMT_HD uint32_t key_at(const uint32_t (&kw)[4 * kVecsPerThread], int lane) {
   return (kw[lane >> 1] >> ((lane & 1) * 16)) & 0xFFFFu;
 }

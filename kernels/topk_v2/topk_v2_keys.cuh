@@ -3,6 +3,7 @@
 // Host+device (SIMT_HD) where the harness or the host code needs them too.
 #pragma once
 #include "kernels/common/faults.h"
+#include "kernels/common/half_pair_keys.cuh"
 #include "simt/portable.h"
 
 #ifndef DSV4_TOPK_BLOCK_THREADS
@@ -194,14 +195,13 @@ SIMT_HD int coarse_bin(float x, int w) {
   if (is_nan(x)) return (1 << w) - 1;
   return static_cast<int>(fp16_key16(x) >> (16 - w));
 }
-// The keys of two fp16 codes held in one word (word arithmetic; nothing carries across the
-// halves): the sign-dependent XOR of key16_of_code, and the explicit NaN rule -- a code is NaN iff
-// its magnitude exceeds 0x7C00, i.e. adding 0x3FF carries into bit 15 -- giving a NaN the key
-// 0xFFFF (the top bin at both widths) whatever its sign and payload.
+// The keys of two fp16 codes held in one word (kernels/common/half_pair_keys.cuh): the
+// sign-dependent XOR of key16_of_code, and the explicit NaN rule -- a code is NaN iff its
+// magnitude exceeds 0x7C00 -- giving a NaN the key 0xFFFF (the top bin at both widths) whatever
+// its sign and payload.
 SIMT_HD unsigned key16_pair_of_codes(unsigned d) {
-  const unsigned neg = (d >> 15) & 0x00010001u;
-  const unsigned nan = (((d & 0x7FFF7FFFu) + 0x03FF03FFu) >> 15) & 0x00010001u;
-  return (d ^ 0x80008000u ^ (neg * 0x7FFFu)) | (nan * 0xFFFFu);
+  const unsigned neg = top_bits_halves(d), nan = top_bits_halves(nan_halves_carry<0x3FFu>(d));
+  return sign_order_halves(d, neg) | (nan * 0xFFFFu);
 }
 // The keys of two elements at once (low half: x0, high half: x1): one fp32x2 -> fp16x2 RNE
 // conversion (an fp32 NaN converts to an fp16 NaN, a non-NaN to a non-NaN) and the above.

@@ -48,8 +48,16 @@ struct StagedSrc {
       int above = 0;
       find_threshold(sm.hist, kTop, stage_guess_target(K, c0, w.nvec), sm, &g, &above);
     }
+    if (kStageSample && g < kBins) bin_and_stage<W, false>(sm, part(0, c0));  // re-read, L2-hot
+    bin_and_stage<W, true>(sm, part(c0, 0x7FFFFFFF));
+  }
+
+  // Bins every lane of `src` (kCount: into the histogram too) and stages those of bin >= g.
+  template <int W, bool kCount>
+  SIMT_DEVICE void bin_and_stage(Smem& sm, const StreamSrc<1>& src) {
+    constexpr int kTop = (1 << W) - 1;
     const int gg = g;
-    const auto offer = [&](int pos, float x, int bin) {  // stage the lanes of bin >= g
+    const auto offer = [&](int pos, float x, int bin) {
 #if DSV4_FAULT_TOPK_STAGE_SKIPS_GUESS_BIN
       const bool st = bin > gg && bin < kTop;  // planted: bin g itself is not staged
 #else
@@ -63,20 +71,12 @@ struct StagedSrc {
         }
       }
     };
-    if (kStageSample && gg < kBins) {  // the sample's own lanes of bin >= g, re-read while L2-hot
-      part(0, c0).each_vec([&](int p, const float (&x)[4]) {
-        int bin[4];
-        hist_bins4(x, W, bin);
-#pragma unroll
-        for (int c = 0; c < 4; ++c) offer(p + c, x[c], bin[c]);
-      });
-    }
-    part(c0, 0x7FFFFFFF).each_vec([&](int p, const float (&x)[4]) {
+    src.each_vec([&](int p, const float (&x)[4]) {
       int bin[4];
       hist_bins4(x, W, bin);
 #pragma unroll
       for (int c = 0; c < 4; ++c) {
-        atomicAdd(&sm.hist[bin[c]], 1);
+        if (kCount) atomicAdd(&sm.hist[bin[c]], 1);
         offer(p + c, x[c], bin[c]);
       }
     });

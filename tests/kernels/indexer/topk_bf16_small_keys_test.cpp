@@ -1,7 +1,7 @@
 // tests/kernels/indexer/topk_bf16_small_keys_test.cpp -- the bf16 kernel's key conversion pieces
 // against the spec's per-value definition, exhaustively per half: D(x) = x XOR (0xFFFF if the sign
 // bit is set, else 0x8000) (topk_bf16_small.md §4.1), and 0 ("absent") for a NaN of either sign
-// (OUR NaN policy, §3.2). The kernel makes a word's keys with pair_flip, flags NaN halves with
+// (OUR NaN policy, §3.2). The kernel makes a word's keys with sign_order_halves, flags NaN halves with
 // pair_nan_probe and clears them with clear_nan_keys; lane_key for the partial last vector.
 #include <gtest/gtest.h>
 
@@ -34,7 +34,7 @@ TEST(TopkBf16SmallKeys, WordKeysAreTheSpecKeyOfEachHalf) {
     for (uint32_t y : partners)
       for (const uint32_t w : {x | (y << 16), y | (x << 16)}) {
         const uint32_t lo = w & 0xFFFFu, hi = w >> 16;
-        const uint32_t keys = b::clear_nan_keys(b::pair_flip(w));
+        const uint32_t keys = b::clear_nan_keys(dsv4::ours::sign_order_halves(w));
         const uint32_t flags = b::pair_nan_probe(w) & 0x80008000u;
         const uint32_t want_flags = (spec_nan(lo) ? 0x8000u : 0u) | (spec_nan(hi) ? 0x80000000u : 0u);
         if (keys != (spec_key(lo) | (spec_key(hi) << 16)) || flags != want_flags) {
