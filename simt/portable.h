@@ -14,6 +14,8 @@
 //   SIMT_DYN_SHARED(T, x);      extern __shared__ T x[];
 //   SIMT_PDL_WAIT()             griddepcontrol.wait   (cudaGridDependencySynchronize)
 //   SIMT_PDL_TRIGGER()          griddepcontrol.launch_dependents
+//   SIMT_GLOBALTIMER()          %globaltimer (ns; timing instruments only, host: steady clock)
+//   SIMT_CLOCK64()              clock64() (SM cycles; timing instruments only, host: steady clock)
 //   simt_cg::                   cooperative_groups (this_thread_block, this_cluster: sync,
 //                               barrier_arrive, barrier_wait, map_shared_rank, block_rank,
 //                               num_blocks, dim_blocks)
@@ -47,11 +49,19 @@
 #define SIMT_DYN_SHARED(T, name) extern __shared__ __align__(16) T name[]
 #define SIMT_PDL_WAIT() asm volatile("griddepcontrol.wait;" ::: "memory")
 #define SIMT_PDL_TRIGGER() asm volatile("griddepcontrol.launch_dependents;" :::)
+#define SIMT_GLOBALTIMER() ::simt::globaltimer_ns()
+#define SIMT_CLOCK64() clock64()
 #define SIMT_IS_HOST_EMULATION 0
 
 namespace simt_cg = cooperative_groups;
 
 namespace simt {
+// The GPU's global nanosecond timer (timing instruments only, e.g. DSV4_TOPK_TIMELINE).
+__device__ __forceinline__ unsigned long long globaltimer_ns() {
+  unsigned long long t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
 namespace rt {
 
 using stream_t = cudaStream_t;

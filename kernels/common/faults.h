@@ -36,6 +36,9 @@
 #ifndef DSV4_FAULT_TOPK_CLUSTER_REG_OVERFILL  // cluster register rows up to one rank share too
 #define DSV4_FAULT_TOPK_CLUSTER_REG_OVERFILL 0  // long (the lanes past capacity never loaded)
 #endif
+#ifndef DSV4_FAULT_TOPK_DIGIT_PIVOT_ALL  // cluster digit ranking: every candidate of the pivot
+#define DSV4_FAULT_TOPK_DIGIT_PIVOT_ALL 0    // digit selected, also when only some are needed
+#endif
 
 // bf16 small top-k (kernels/topk_bf16_small)
 #ifndef DSV4_FAULT_BF16_NEGZERO_PIVOT       // -0 pivot rule: IEEE compare without the census fix

@@ -38,7 +38,24 @@ struct Args {
   int stage = 0;                 // launched with kStageBytes dynamic shared memory (StagedSrc)
   StatusBlock* status = nullptr;
   int* row_paths = nullptr;
+#if DSV4_TOPK_TIMELINE
+  unsigned long long* tl = nullptr;  // [CTA][2][kTlPoints]: ns, then SM cycles (timing instrument only)
+#endif
 };
+
+// Timeline stamp of phase boundary `i` (DSV4_TOPK_TIMELINE builds; thread 0 of the CTA).
+SIMT_DEVICE void tl_mark(const Args& a, int i) {
+#if DSV4_TOPK_TIMELINE
+  if (threadIdx.x == 0 && a.tl != nullptr) {
+    unsigned long long* t = a.tl + blockIdx.x * 2 * kTlPoints;
+    t[i] = SIMT_GLOBALTIMER();
+    t[kTlPoints + i] = static_cast<unsigned long long>(SIMT_CLOCK64());
+  }
+#else
+  (void)a;
+  (void)i;
+#endif
+}
 
 // One row's window: real lanes [head, head + lim) of the 16-byte aligned `base`; the vectors
 // [0, nvec) cover them. Positions are lane - head.

@@ -49,14 +49,17 @@ SIMT_DEVICE void run_single(const Args& a, int b, const RowWin& w, int path, Sme
     SIMT_DYN_SHARED(int, rowbuf);
     SmemSrc<4> s{reinterpret_cast<float4*>(rowbuf)};
     s.load(w);
+    tl_mark(a, kTlLoaded);
     select_row<1, kBitsSingle>(a, b, w, s, sm, tm);
   } else if (path == DSV4_PATH_REGISTER2) {
     RegSrc<2> s;
     s.load(w);
+    tl_mark(a, kTlLoaded);
     select_row<1, kBitsSingle>(a, b, w, s, sm, tm);
   } else if (path == DSV4_PATH_REGISTER4) {
     RegSrc<4> s;
     s.load(w);
+    tl_mark(a, kTlLoaded);
     select_row<1, kBitsSingle>(a, b, w, s, sm, tm);
   } else if (kStage && a.stage) {
     SIMT_DYN_SHARED(int, stage);
@@ -88,15 +91,18 @@ SIMT_DEVICE void run_cluster(const Args& a, int b, const RowWin& w, Smem& sm, Te
   if (kReg && lanes <= static_cast<long long>(NR) * a.r2_lanes) {
     RegSrc<2, NR> s;
     s.load(w, rank);
+    tl_mark(a, kTlLoaded);
     select_row<NR, kBitsCluster>(a, b, w, s, sm, tm);
   } else if (kReg && lanes <= static_cast<long long>(NR + DSV4_FAULT_TOPK_CLUSTER_REG_OVERFILL) * a.r4_lanes) {
     RegSrc<4, NR> s;
     s.load(w, rank);
+    tl_mark(a, kTlLoaded);
     select_row<NR, kBitsCluster>(a, b, w, s, sm, tm);
   } else if (kSmemRows<NR, kWide> && a.stage && lanes <= 2LL * NR * a.r4_lanes) {
     SIMT_DYN_SHARED(int, rowbuf);  // launched with kClusterRowBytes (Decision::stage)
     SmemSrc<8, NR> s{reinterpret_cast<float4*>(rowbuf)};
     s.load(w, rank);
+    tl_mark(a, kTlLoaded);
     select_row<NR, kBitsCluster>(a, b, w, s, sm, tm);
   } else {
     StreamSrc<NR> s{w, rank};
@@ -127,16 +133,23 @@ template <bool kR4, bool kStage, int kMinBlocks = DSV4_TOPK_MAIN_MIN_BLOCKS, boo
 SIMT_KERNEL void SIMT_LAUNCH_BOUNDS(kThreads, kMinBlocks) topk_main_kernel(Args a) {
   SIMT_SHARED(Smem, sm, );
   const int b = blockIdx.x;
+  tl_mark(a, kTlEntry);
   int n = 0;
   if (a.early_read) n = read_len(a, b);
   SIMT_PDL_WAIT();
   SIMT_PDL_TRIGGER();
   if (!a.early_read) n = read_len(a, b);
+  tl_mark(a, kTlLen);
   if (a.plan != nullptr && owned_by_pool(a, b, n)) return;
   RowWin w;
   if (finish_simple_row(a, b, n, &w)) return;
   if (DSV4_TOPK_ABLATE == 1) return;
   run_single<kStage, kLean>(a, b, w, single_path(a, w, kR4), sm);
+  if (DSV4_TOPK_TWICE) {
+    __syncthreads();
+    tl_mark(a, kTlLen);
+    run_single<kStage, kLean>(a, b, w, single_path(a, w, kR4), sm);
+  }
 }
 
 // The path a cluster kernel of NR CTAs per row reports.
@@ -158,11 +171,13 @@ SIMT_KERNEL void SIMT_LAUNCH_BOUNDS(kThreads, kMinBlocks) topk_cluster_kernel(Ar
   Team<NR> tm;
   const int rank = tm.rank();
   const int b = static_cast<int>(blockIdx.x) / NR;
+  tl_mark(a, kTlEntry);
   int n = 0;
   if (a.early_read) n = read_len(a, b);
   SIMT_PDL_WAIT();
   SIMT_PDL_TRIGGER();
   if (!a.early_read) n = read_len(a, b);
+  tl_mark(a, kTlLen);
   if (DSV4_TOPK_ABLATE == 1) return;
   const bool elected = rank == b % NR;
   RowWin w;
@@ -178,6 +193,11 @@ SIMT_KERNEL void SIMT_LAUNCH_BOUNDS(kThreads, kMinBlocks) topk_cluster_kernel(Ar
     return;
   }
   run_cluster<NR, kMinBlocks == 1>(a, b, w, sm, tm, cluster_path<NR>());
+  if (DSV4_TOPK_TWICE) {
+    tm.sync();
+    tl_mark(a, kTlLen);
+    run_cluster<NR, kMinBlocks == 1>(a, b, w, sm, tm, cluster_path<NR>());
+  }
 }
 
 // Persistent pool: `nclusters` clusters of 8; cluster c processes plan items N-1-c, N-1-c-P, ...

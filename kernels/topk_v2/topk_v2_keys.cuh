@@ -89,6 +89,40 @@ constexpr int kPairRankMax = kThreads < DSV4_TOPK_PAIR_RANK_MAX ? kThreads : DSV
 #ifndef DSV4_TOPK_ABLATE
 #define DSV4_TOPK_ABLATE 0
 #endif
+// Cluster rows (10-bit bins: ~100-700 threshold-bin candidates) whose threshold bin holds more
+// than kDigitRankMin candidates are ranked by one 8-bit digit of their key below the bin (counted
+// into rank 0 while they are staged: select_row's TieDigit) and an all-pairs ranking of only the
+// candidates that share the pivot digit (rank_staged), instead of all-pairs over every candidate
+// or the 4-round radix select; the radix select remains for a pivot digit of more than
+// kPairRankMax candidates. H200 (docs/performance.md, ninth pass): rank 0's ranking 1.7-3.2 ->
+// ~1.1 us; k = 2048 cluster rows (~236+ candidates) 0.3-1.5 us faster; ~150 candidates (L = 24576,
+// k = 512) 0.2-0.6 us slower on Cluster-2 / -4 / -8 rows. Single-CTA rows (12-bit bins, ~15-70
+// candidates) keep all-pairs (digits measured +0.5-1.2 us there). 0 = all-pairs / radix select on
+// every path (A/B switch).
+#ifndef DSV4_TOPK_DIGIT_RANK
+#define DSV4_TOPK_DIGIT_RANK 1
+#endif
+constexpr bool kDigitRank = DSV4_TOPK_DIGIT_RANK != 0;
+constexpr int kDigitRankMin = 160;
+// Timing-only phase timeline (scripts/gpu/topk_v2_timeline.sh, the GPU smoke's --timeline; never in
+// a test build: the entry stamp is a global write before the PDL wait): thread 0 of every CTA
+// records the global ns timer and its SM's clock at each phase boundary (TlPoint) into Args::tl,
+// which the launch points at a buffer that dsv4_topk_v2_timeline (the launch file) arms and reads.
+// 0 = no instrument (Args has no tl member).
+#ifndef DSV4_TOPK_TIMELINE
+#define DSV4_TOPK_TIMELINE 0
+#endif
+// Timing-only (with the timeline): the main and cluster kernels run their row twice, a barrier
+// between, and stamp kTlLen again before the second run, so the timeline's later points are
+// those of a run whose code is already in the instruction caches.
+#ifndef DSV4_TOPK_TWICE
+#define DSV4_TOPK_TWICE 0
+#endif
+// Phase boundaries of the timeline, in the order a row passes them (not every row passes each).
+enum TlPoint : int {
+  kTlEntry, kTlLen, kTlLoaded, kTlHist, kTlFold, kTlThreshold, kTlMasked, kTlSelPushed,
+  kTlClassified, kTlRefined, kTlPublished, kTlRanked, kTlWritten, kTlPoints
+};
 // The classification pass (select_row step 3) may compare exact keys against two per-row key
 // bounds (KeyClassifier) instead of recomputing each element's fp16 bin (the fp32 -> fp16
 // conversion runs at a fraction of the ALU rate): 0 = never, 1 = streamed rows (StreamSrc, the
@@ -286,6 +320,25 @@ SIMT_HD unsigned bin_key_floor(int b, int w) {
   if (b > inf_bin(w)) return 0xFF800001u;
   return key32(coarse_bin_lower_bound(b, w));
 }
+
+// An 8-bit digit of key32 over the keys of one threshold bin t, [bin_key_floor(t), bin_key_floor(t
+// + 1)): (key - floor) >> shift with the smallest shift that maps the bin's span into [0, 256).
+// Monotone in key32 on the bin, so it is a radix digit of the candidates (rank_staged). Keys
+// outside the bin (only under the planted boundary faults) are clamped into [0, 255].
+struct TieDigit {
+  unsigned lo = 0;
+  int shift = 0;
+  TieDigit() = default;
+  SIMT_DEVICE TieDigit(int t, int w) : lo(bin_key_floor(t, w)) {
+    const unsigned span1 = bin_key_floor(t + 1, w) - lo - 1u;  // the bin's last key - lo
+    const int bits = span1 == 0u ? 0 : 32 - __clz(static_cast<int>(span1));
+    shift = bits > 8 ? bits - 8 : 0;
+  }
+  SIMT_DEVICE int operator()(unsigned key) const {
+    const unsigned d = (key - lo) >> shift;
+    return d < 255u ? static_cast<int>(d) : 255;
+  }
+};
 
 // §4.4 by keys, for one threshold bin t (-1: every non-NaN element is ABOVE): the same answer as
 // classify(x, coarse_bin(x, w), t, w) without converting x.

@@ -201,7 +201,19 @@ simt::rt::error_t launch_main_r4(Args a, const Decision& d, void* stream) {
   return simt::rt::launch(c, main_kernel<true, true>(d.wide), a);
 }
 
-dsv4_result launch_transform(const Args& a, const Decision& d, void* stream, dsv4_message* msg) {
+#if DSV4_TOPK_TIMELINE
+constexpr int kTlMaxCtas = 16384;
+unsigned long long* g_tl = nullptr;  // [kTlMaxCtas][2][kTlPoints], armed by dsv4_topk_v2_timeline
+#endif
+
+dsv4_result launch_transform(const Args& a0, const Decision& d, void* stream, dsv4_message* msg) {
+#if DSV4_TOPK_TIMELINE
+  Args at = a0;
+  at.tl = g_tl;
+  const Args& a = at;
+#else
+  const Args& a = a0;
+#endif
   if (a.B <= 0) return DSV4_OK;
   simt::rt::error_t e = simt::rt::kSuccess;
   switch (d.kernel) {
@@ -241,3 +253,22 @@ dsv4_result launch_transform(const Args& a, const Decision& d, void* stream, dsv
 }
 
 }  // namespace dsv4::ours::topk
+
+#if DSV4_TOPK_TIMELINE
+// Timing instrument (DSV4_TOPK_TIMELINE builds only): dst == NULL arms the timeline (a zeroed
+// device buffer the next launches stamp); else copies the stamps of the first `ctas` CTAs
+// ([CTA][2][kTlPoints]: ns, then SM cycles; 0 = not reached) to dst. Returns the points per CTA
+// (kTlPoints), -1 on failure.
+extern "C" int dsv4_topk_v2_timeline(unsigned long long* dst, int ctas) {
+  using namespace dsv4::ours::topk;
+  const size_t bytes = sizeof(unsigned long long) * kTlMaxCtas * 2 * kTlPoints;
+  if (g_tl == nullptr && simt::rt::device_malloc(reinterpret_cast<void**>(&g_tl), bytes) != simt::rt::kSuccess)
+    return -1;
+  if (dst == nullptr)
+    return simt::rt::memset_async(g_tl, 0, bytes, nullptr) == simt::rt::kSuccess &&
+                   simt::rt::stream_sync(nullptr) == simt::rt::kSuccess ? kTlPoints : -1;
+  if (ctas > kTlMaxCtas) ctas = kTlMaxCtas;
+  return simt::rt::memcpy_d2h(dst, g_tl, sizeof(unsigned long long) * ctas * 2 * kTlPoints, nullptr) ==
+                 simt::rt::kSuccess ? kTlPoints : -1;
+}
+#endif

@@ -13,10 +13,16 @@ SIMT_DEVICE void push_sel(Smem& sm, int pos) {
   if (i < kMaxTopK) sm.sel[i] = pos;
 }
 
-// Stages one threshold-bin candidate (key32, position) for the exact ranking of step 5.
-SIMT_DEVICE void push_tie(Smem& sm, int pos, float x) {
+// Stages one threshold-bin candidate (key32, position) for the exact ranking of step 5; with
+// `dh`, also counts its digit there (rank 0's digit histogram, remote on the other ranks).
+SIMT_DEVICE void push_tie(Smem& sm, int* dh, const TieDigit& dg, int pos, float x) {
   const int i = atomicAdd(&sm.tie_cnt, 1);
-  if (i < kTieStage) { sm.tie_key[i] = key32(x); sm.tie_pos[i] = pos; }
+  if (i < kTieStage) {
+    const unsigned k = key32(x);
+    sm.tie_key[i] = k;
+    sm.tie_pos[i] = pos;
+    if (dh != nullptr) atomicAdd(&dh[dg(k)], 1);
+  }
 }
 
 // push_sel of the lanes in each thread's `mask` (a masked source's bits): one reservation per
@@ -99,18 +105,19 @@ SIMT_DEVICE void emit_selected(const CandSrc& ce, unsigned prefix, unsigned mask
 // g * cnt <= kThreads), each comparing a 1/g share of the list, a butterfly summing the shares
 // (the serial chain is cnt / g compares). Measured on the H200 (docs/performance.md, fifth pass):
 // kLanes pays on cluster rows (10-bit bins: ~100-250 candidates), one thread on single-CTA rows.
+// The candidates are (key[i], pos[i]), i < cnt: the staged list or rank_staged's pivot-digit list.
 template <bool kLanes>
-SIMT_DEVICE void rank_pairs(Smem& sm, int cnt, int r) {
+SIMT_DEVICE void rank_pairs(Smem& sm, const unsigned* key, const int* pos, int cnt, int r) {
   if (!kLanes) {
     const int i = threadIdx.x;
     if (i >= cnt) return;
-    const unsigned ki = sm.tie_key[i];
+    const unsigned ki = key[i];
     int rank = 0;
     for (int j = 0; j < cnt; ++j) {
-      const unsigned kj = sm.tie_key[j];
+      const unsigned kj = key[j];
       rank += (kj > ki || (kj == ki && j < i)) ? 1 : 0;
     }
-    if (rank < r) push_sel(sm, sm.tie_pos[i]);
+    if (rank < r) push_sel(sm, pos[i]);
     return;
   }
   int g = 32;
@@ -118,23 +125,91 @@ SIMT_DEVICE void rank_pairs(Smem& sm, int cnt, int r) {
   if ((static_cast<int>(threadIdx.x) & ~31) / g >= cnt) return;  // the whole warp is past cnt
   const int i = static_cast<int>(threadIdx.x) / g, part = static_cast<int>(threadIdx.x) % g;
   const bool live = i < cnt;
-  const unsigned ki = live ? sm.tie_key[i] : 0u;
+  const unsigned ki = live ? key[i] : 0u;
   int rank = 0;
   if (live)
     for (int j = part; j < cnt; j += g) {
-      const unsigned kj = sm.tie_key[j];
+      const unsigned kj = key[j];
       rank += (kj > ki || (kj == ki && j < i)) ? 1 : 0;
     }
   for (int d = g >> 1; d > 0; d >>= 1) rank += __shfl_xor_sync(0xFFFFFFFFu, rank, d);
-  if (live && part == 0 && rank < r) push_sel(sm, sm.tie_pos[i]);
+  if (live && part == 0 && rank < r) push_sel(sm, pos[i]);
 }
 
-// Ranks != 0 append their sel (and tie) lists to rank 0's, on ranges reserved atomically.
+// Every warp alone (no barrier; the same answer in each) finds the digit dt of the r-th largest
+// staged candidate in the digit histogram dh[0, 256): above(dt) < r <= above(dt) + dh[dt], with
+// above(d) = the candidates of digits > d. Returns dt, sets *above_out. (r beyond the total, only
+// under a planted fault: dt = 0 and above = the total.)
+SIMT_DEVICE int find_digit(const int* dh, int r, int* above_out) {
+  const int lane = static_cast<int>(threadIdx.x) & 31;
+  int v[8], s = 0;
+#pragma unroll
+  for (int j = 0; j < 8; ++j) {
+    v[j] = dh[lane * 8 + j];
+    s += v[j];
+  }
+  int x = s;  // inclusive suffix sum over the lanes >= lane
+#pragma unroll
+  for (int d = 1; d < 32; d <<= 1) {
+    const int y = __shfl_down_sync(0xFFFFFFFFu, x, d);
+    if (lane + d < 32) x += y;
+  }
+  const int excl = x - s;
+  const unsigned hit = __ballot_sync(0xFFFFFFFFu, excl < r && r <= x);
+  const int src = hit != 0u ? __ffs(static_cast<int>(hit)) - 1 : 0;
+  int dt = lane * 8, acc = excl;
+#pragma unroll
+  for (int j = 7; j >= 0; --j) {
+    if (acc + v[j] >= r) { dt = lane * 8 + j; break; }
+    acc += v[j];
+  }
+  *above_out = __shfl_sync(0xFFFFFFFFu, acc, src);
+  return __shfl_sync(0xFFFFFFFFu, dt, src);
+}
+
+// The digit histogram of a cluster row's staged candidates: 256 counters in rank 0's coarse
+// histogram array past the 10-bit bins (unused by cluster rows), cleared with the bins.
+constexpr int kDigitAt = 1 << kBitsCluster;
+
+// Exact ranking of the `staged` candidates of the threshold bin on rank 0 of a cluster, of which
+// the r largest are selected, from their digit histogram (complete: every candidate was counted
+// before the caller's last barrier). Candidates of digits above the pivot digit dt are selected;
+// those of dt all when they are all needed, else the r - above(dt) largest of them by all-pairs
+// ranking of their own list (in the dead coarse bins [0, 2 kPairRankMax)). Returns false, having
+// selected nothing, when dt holds more than kPairRankMax candidates (heavy exact ties): the
+// caller ranks the whole list. Decisions are uniform over the block; ends without a barrier.
+template <bool kLanes>
+SIMT_DEVICE bool rank_staged(Smem& sm, int staged, int r, const TieDigit& dg) {
+  static_assert(2 * kPairRankMax <= kDigitAt, "the pivot digit's list stays below the digit counts");
+  const int* dh = sm.hist + kDigitAt;
+  int above = 0;
+  const int dt = find_digit(dh, r, &above);
+  const int cnt = dh[dt], r2 = r - above;
+  if (cnt > kPairRankMax) return false;
+  unsigned* sub_key = reinterpret_cast<unsigned*>(sm.hist);
+  int* sub_pos = sm.hist + kPairRankMax;
+  for (int i = threadIdx.x; i < staged; i += kThreads) {
+    const unsigned k = sm.tie_key[i];
+    const int d = dg(k);
+    if (d > dt || (d == dt && (r2 >= cnt || DSV4_FAULT_TOPK_DIGIT_PIVOT_ALL))) {
+      push_sel(sm, sm.tie_pos[i]);
+    } else if (d == dt) {
+      const int j = atomicAdd(&sm.sub_cnt, 1);
+      if (j < kPairRankMax) { sub_key[j] = k; sub_pos[j] = sm.tie_pos[i]; }
+    }
+  }
+  if (r2 >= cnt) return true;
+  __syncthreads();
+  rank_pairs<kLanes>(sm, sub_key, sub_pos, sm.sub_cnt < kPairRankMax ? sm.sub_cnt : kPairRankMax, r2);
+  return true;
+}
+
+// Ranks != 0 append their sel (and tie) lists to rank 0's, on ranges reserved atomically. The
+// lists are complete: the caller's block barrier ends their classification (and refinement).
 template <int NR>
 SIMT_DEVICE void publish(Smem& sm, Team<NR>& tm, bool with_ties) {
   if (NR == 1 || tm.rank() == 0) return;
   Smem* r0 = tm.r0(&sm);
-  __syncthreads();
   if (threadIdx.x == 0) {  // the two reservations from two warps: their round trips overlap
     const int ms = sm.sel_cnt < kMaxTopK ? sm.sel_cnt : kMaxTopK;
     sm.base_sel = ms > 0 ? atomicAdd(&r0->sel_cnt, ms) : 0;
@@ -161,15 +236,22 @@ SIMT_DEVICE void select_row(const Args& a, int b, const RowWin& w, Src& src, Sme
                             Team<NR>& tm) {
   constexpr bool kStaged = requires { Src::kStaged; };
   constexpr int kBins = 1 << W, kTop = kBins - 1;
+  constexpr bool kDigit = kDigitRank && NR > 1;               // rank_staged on cluster rows
+  constexpr int kClear = kDigit ? kDigitAt + 256 : kBins;     // the bins and the digit counts
+  static_assert(!kDigit || kBins == kDigitAt, "the digit counts follow the 10-bit bins");
   const int rank = tm.rank();
-  for (int i = threadIdx.x; i < kBins; i += kThreads) sm.hist[i] = 0;
+  for (int i = threadIdx.x; i < kClear; i += kThreads) sm.hist[i] = 0;
   for (int i = threadIdx.x; i < 4 * 256; i += kThreads) (&sm.rh[0][0])[i] = 0;
-  if (threadIdx.x == 0) { sm.sel_cnt = 0; sm.tie_cnt = 0; sm.eq_taken = 0; sm.stage_cnt = 0; }
+  if (threadIdx.x == 0) {
+    sm.sel_cnt = 0; sm.tie_cnt = 0; sm.eq_taken = 0; sm.stage_cnt = 0;
+    if (kDigit) sm.sub_cnt = 0;
+  }
   __syncthreads();
   // 1. coarse histogram (every lane, padding included: padding is NaN -> top bin)
   if constexpr (kStaged) src.template hist_pass<W>(sm, a.K);
   else src.each_vec([&](int, const float (&x)[4]) { hist_vec<W>(sm, x); });
   __syncthreads();
+  tl_mark(a, kTlHist);
   if (DSV4_TOPK_ABLATE == 2) return;
   if (NR > 1) tm.sync();
   Smem* r0 = tm.r0(&sm);  // mapped only after a cluster barrier
@@ -178,6 +260,7 @@ SIMT_DEVICE void select_row(const Args& a, int b, const RowWin& w, Src& src, Sme
       for (int i = threadIdx.x; i < kBins; i += kThreads)
         if (sm.hist[i] != 0) atomicAdd(&r0->hist[i], sm.hist[i]);
     tm.sync();
+    tl_mark(a, kTlFold);
     if (DSV4_TOPK_ABLATE == 6) return;
   }
   // 2. threshold bin, searched in one CTA's shared memory: a cluster's rank 0 searches the folded
@@ -210,9 +293,14 @@ SIMT_DEVICE void select_row(const Args& a, int b, const RowWin& w, Src& src, Sme
     if (t >= 0) r = a.K - above;
   }
   if constexpr (kStaged) src.decide(sm, t);
+  tl_mark(a, kTlThreshold);
   if (DSV4_TOPK_ABLATE == 3) return;
   const bool take_all = t < 0 || r >= ht;
   const bool stage = !take_all && (DSV4_FAULT_TOPK_TIE_CAP_2048 || ht <= a.tie_cap);
+  // many staged candidates of a cluster row: their digits are counted into rank 0 (rank_staged)
+  const bool use_digit = kDigit && stage && ht > kDigitRankMin;
+  const TieDigit dg = use_digit ? TieDigit(t, W) : TieDigit();
+  int* const dh = use_digit ? r0->hist + kDigitAt : nullptr;
   // 3. classify by recomputed bin: ABOVE (and all candidates when they all fit) -> sel
   // (each row source says whether it is classified by keys, Src::kKeyClassified)
   constexpr bool kByKey = !DSV4_FAULT_TOPK_LB_NO_ULP && !DSV4_FAULT_TOPK_NEGZERO_ABOVE && Src::kKeyClassified;
@@ -224,19 +312,22 @@ SIMT_DEVICE void select_row(const Args& a, int b, const RowWin& w, Src& src, Sme
     const auto cls = [&](float x) { return kByKey ? kc(x) : classify(x, coarse_bin(x, W), t, W); };
     unsigned above = 0, cand = 0;
     src.masks(cls, kPrefilter && t >= 0 ? bin_key_floor(t, W) : 0u, &above, &cand);
+    tl_mark(a, kTlMasked);
     push_sel_mask(sm, src, take_all ? (above | cand) : above);
-    if (stage && cand != 0) src.each_in(cand, [&](int pos, float x) { push_tie(sm, pos, x); });
+    tl_mark(a, kTlSelPushed);
+    if (stage && cand != 0) src.each_in(cand, [&](int pos, float x) { push_tie(sm, dh, dg, pos, x); });
   } else {
     src.each([&](int pos, float x) {
       const int c = kByKey ? kc(x) : classify(x, coarse_bin(x, W), t, W);
       if (c == kAbove || (c == kCand && take_all)) {
         push_sel(sm, pos);
       } else if (c == kCand && stage) {
-        push_tie(sm, pos, x);
+        push_tie(sm, dh, dg, pos, x);
       }
     });
   }
   __syncthreads();
+  tl_mark(a, kTlClassified);
   if (DSV4_TOPK_ABLATE == 4) return;
   // 4. threshold bin too large to stage: exact radix refinement over the row, all ranks
   if (!take_all && !stage) {
@@ -246,16 +337,21 @@ SIMT_DEVICE void select_row(const Args& a, int b, const RowWin& w, Src& src, Sme
     radix_select<NR>(bins, r, true, sm, tm, &prefix, &mask, &rem);
     emit_selected(bins, prefix, mask, rem, sm, &r0->eq_taken);
     __syncthreads();
+    tl_mark(a, kTlRefined);
   }
   if (NR > 1) {
     publish<NR>(sm, tm, stage);
     tm.sync();
+    tl_mark(a, kTlPublished);
     if (rank != 0 || DSV4_TOPK_ABLATE == 7) return;
   }
-  // 5. staged candidates: rank 0 alone ranks them exactly (few: all-pairs, else radix select)
+  // 5. staged candidates: rank 0 alone ranks them exactly (many on a cluster row: by their digit;
+  // few: all-pairs, else radix select)
   const int staged = sm.tie_cnt < kTieStage ? sm.tie_cnt : kTieStage;
-  if (stage && staged <= kPairRankMax) {
-    rank_pairs<(NR > 1)>(sm, staged, r);
+  if (use_digit && rank_staged<(NR > 1)>(sm, staged, r, dg)) {
+    __syncthreads();
+  } else if (stage && staged <= kPairRankMax) {
+    rank_pairs<(NR > 1)>(sm, sm.tie_key, sm.tie_pos, staged, r);
     __syncthreads();
   } else if (stage) {
     const TieSrc ties{&sm, staged};
@@ -266,8 +362,10 @@ SIMT_DEVICE void select_row(const Args& a, int b, const RowWin& w, Src& src, Sme
     emit_selected(ties, prefix, mask, rem, sm, &sm.eq_taken);
     __syncthreads();
   }
+  tl_mark(a, kTlRanked);
   if (DSV4_TOPK_ABLATE == 5) return;
   write_row(a, b, w, sm.sel, sm.sel_cnt < kMaxTopK ? sm.sel_cnt : kMaxTopK);
+  tl_mark(a, kTlWritten);
 }
 
 }  // namespace dsv4::ours::topk

@@ -8,6 +8,7 @@
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
+#include <chrono>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -42,4 +43,13 @@
 
 #define SIMT_PDL_WAIT() ::simt::detail::pdl_wait(::simt::Site::here())
 #define SIMT_PDL_TRIGGER() ::simt::detail::pdl_trigger(::simt::Site::here())
+#define SIMT_GLOBALTIMER() ::simt::globaltimer_ns()
+#define SIMT_CLOCK64() static_cast<long long>(::simt::globaltimer_ns())
+namespace simt {
+// The steady clock in ns (the GPU's %globaltimer; timing instruments only).
+inline unsigned long long globaltimer_ns() {
+  return static_cast<unsigned long long>(std::chrono::duration_cast<std::chrono::nanoseconds>(
+      std::chrono::steady_clock::now().time_since_epoch()).count());
+}
+}  // namespace simt
 

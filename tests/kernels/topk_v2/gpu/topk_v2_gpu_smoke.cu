@@ -20,6 +20,12 @@
 #ifndef DSV4_TOPK_ABLATE
 #define DSV4_TOPK_ABLATE 0
 #endif
+#ifndef DSV4_TOPK_TIMELINE
+#define DSV4_TOPK_TIMELINE 0
+#endif
+#if DSV4_TOPK_TIMELINE
+extern "C" int dsv4_topk_v2_timeline(unsigned long long* dst, int ctas);  // topk_v2_launch.cu
+#endif
 
 namespace {
 
@@ -56,6 +62,76 @@ void fill(std::vector<float>& row, int n, int family, std::mt19937& g) {
 struct Stat { int pass = 0, fail = 0; };
 
 #define CK(x) do { cudaError_t e_ = (x); if (e_ != cudaSuccess) { std::printf("CUDA %s: %s\n", #x, cudaGetErrorString(e_)); std::exit(2); } } while (0)
+
+// --timeline: launches per configuration whose phase stamps are gathered (0 = no timeline).
+int g_timeline_reps = 0;
+
+int ranks_of(int path) {
+  return path == DSV4_PATH_CLUSTER16 ? 16 : path == DSV4_PATH_CLUSTER8 ? 8 : path == DSV4_PATH_CLUSTER4 ? 4
+         : path == DSV4_PATH_CLUSTER2 ? 2 : 1;
+}
+
+[[maybe_unused]] double median(std::vector<double> v) {
+  if (v.empty()) return -1;
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+// The phase timeline of `reps` launches (DSV4_TOPK_TIMELINE builds): per phase boundary, the
+// median over CTAs and launches of the ns since the CTA's entry stamp, for cluster rank 0 and
+// the other ranks apart; the launch's span from the first entry to the last stamp; the entry
+// spread (waves). `launch` runs one transform.
+template <class Launch>
+void print_timeline(int B, int nr, int reps, Launch&& launch) {
+#if DSV4_TOPK_TIMELINE
+  static const char* names[] = {"entry", "len", "loaded", "hist", "fold", "threshold", "masked", "selpushed",
+                                "classified", "refined", "published", "ranked", "written"};
+  const int ctas = B * nr, np = static_cast<int>(sizeof names / sizeof names[0]);
+  int khz = 0;
+  cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, 0);
+  std::vector<unsigned long long> st(static_cast<size_t>(ctas) * 2 * np);
+  std::vector<std::vector<double>> d[2], c[2];  // ns by %globaltimer / SM cycles, rank 0 and the others
+  for (int g = 0; g < 2; ++g) { d[g].resize(np); c[g].resize(np); }
+  std::vector<double> span, spread;
+  for (int r = 0; r < reps; ++r) {
+    if (dsv4_topk_v2_timeline(nullptr, 0) != np) { std::printf("timeline: arm failed\n"); return; }
+    launch();
+    CK(cudaDeviceSynchronize());
+    if (dsv4_topk_v2_timeline(st.data(), ctas) != np) { std::printf("timeline: read failed\n"); return; }
+    unsigned long long t0 = ~0ull, t0max = 0, t1 = 0;
+    for (int cta = 0; cta < ctas; ++cta) {
+      const unsigned long long* x = &st[static_cast<size_t>(cta) * 2 * np];
+      const unsigned long long* k = x + np;
+      if (x[0] == 0) continue;
+      t0 = std::min(t0, x[0]);
+      t0max = std::max(t0max, x[0]);
+      const int g = cta % nr == 0 ? 0 : 1;
+      for (int i = 1; i < np; ++i)
+        if (x[i] != 0) {
+          d[g][i].push_back(static_cast<double>(x[i] - x[0]));
+          c[g][i].push_back(static_cast<double>(k[i] - k[0]));
+          t1 = std::max(t1, x[i]);
+        }
+    }
+    if (t0 != ~0ull) { span.push_back(static_cast<double>(t1 - t0)); spread.push_back(static_cast<double>(t0max - t0)); }
+  }
+  std::printf("timeline B=%d ranks=%d launches=%d: span %.0f ns (first entry to last stamp), entry spread %.0f ns; "
+              "cycles as ns at %d MHz\n", B, nr, reps, median(span), median(spread), khz / 1000);
+  std::printf("| point | rank0 n | rank0 ns | rank0 cyc-ns | others n | others ns | others cyc-ns |\n"
+              "|---|---:|---:|---:|---:|---:|---:|\n");
+  const double ns_per_cycle = khz > 0 ? 1e6 / khz : 0;
+  for (int i = 1; i < np; ++i)
+    if (!d[0][i].empty() || !d[1][i].empty())
+      std::printf("| %s | %zu | %.0f | %.0f | %zu | %.0f | %.0f |\n", names[i], d[0][i].size(), median(d[0][i]),
+                  median(c[0][i]) * ns_per_cycle, d[1][i].size(), median(d[1][i]), median(c[1][i]) * ns_per_cycle);
+  std::printf("tlsum span=%.0f", median(span));  // one line for scripts/gpu/topk_v2_timeline.sh
+  for (int i = 1; i < np; ++i) std::printf(" %s=%.0f", names[i], median(d[0][i]));
+  std::printf("\n");
+#else
+  (void)B; (void)nr; (void)reps; (void)launch;
+#endif
+}
+
 
 bool check_row(const float* x, int n, int K, const int32_t* got, std::string* why) {
   if (n <= K) {
@@ -153,6 +229,10 @@ bool run_case(int B, int L, int K, int family, int path, unsigned seed, double* 
     float ms = 0;
     cudaEventElapsedTime(&ms, e0, e1);
     *time_us = 1000.0 * ms / reps;
+    if (g_timeline_reps > 0)
+      print_timeline(B, ranks_of(paths[0]), g_timeline_reps, [&] {
+        dsv4_topk_v2_transform_paged(&ts, &tl, nullptr, &to, 1, &tm, nullptr, nullptr, 0, &m);
+      });
   }
   std::printf("%s B=%d L=%d K=%d family=%d force=%d path[0]=%d path[B-1]=%d%s%s\n", ok ? "PASS" : "FAIL", B, L, K,
               family, path, paths[0], paths[B - 1], ok ? "" : (" row " + std::to_string(bad_row) + ": ").c_str(),
@@ -174,6 +254,24 @@ int main(int argc, char** argv) {
     const bool ok = run_case(std::atoi(argv[2]), std::atoi(argv[3]), std::atoi(argv[4]), 0, path, 7, &us, std::atoi(argv[5]));
     std::printf("| %s | %s | %s | %d | %.1f |\n", argv[2], argv[3], argv[4], path, us);
     return ok ? 0 : 1;
+  }
+  // --timeline reps "B:L:K:path ...": the phase timeline of each configuration (DSV4_TOPK_TIMELINE
+  // builds; path = a forced dsv4_path, 0 = auto), after its exact check and a timing.
+  if (argc == 4 && std::string(argv[1]) == "--timeline") {
+    g_timeline_reps = std::atoi(argv[2]);
+    std::string cfgs = argv[3];
+    for (size_t at = 0; at < cfgs.size();) {
+      size_t e = cfgs.find(' ', at);
+      if (e == std::string::npos) e = cfgs.size();
+      int b = 0, l = 0, k = 0, path = 0;
+      if (std::sscanf(cfgs.substr(at, e - at).c_str(), "%d:%d:%d:%d", &b, &l, &k, &path) == 4) {
+        double us = -1;
+        if (!run_case(b, l, k, 0, path, 7, &us, 50)) ++fails;
+        std::printf("| %d | %d | %d | %d | %.1f |\n\n", b, l, k, path, us);
+      }
+      at = e + 1;
+    }
+    return fails ? 1 : 0;
   }
   struct Shape { int B, L; };
   const Shape shapes[] = {{8, 4096}, {8, 8193}, {4, 16385}, {4, 40000}, {1, 131072}, {8, 131072}, {40, 131072}};
