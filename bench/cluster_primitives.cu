@@ -3,7 +3,7 @@
 // median over launches). The Top-K v2 phases are built from these steps (docs/performance.md,
 // ninth pass): __syncthreads, cluster barriers (whole and split), remote reductions into rank 0,
 // rank 0's stores into every rank, a remote atomic's round trip. Not a test.
-//   build/<preset>/bench/cluster_primitives   (or: nvcc -std=c++17 -O3 -arch=sm_90a bench/cluster_primitives.cu)
+//   build/<preset>/bench/cluster_primitives   (in the build when CUDA is on)
 #include <cooperative_groups.h>
 #include <cuda_runtime.h>
 
@@ -11,16 +11,9 @@
 #include <cstdio>
 #include <vector>
 
-namespace cg = cooperative_groups;
+#include "bench_common.hpp"
 
-#define CK(x)                                                                      \
-  do {                                                                             \
-    cudaError_t e_ = (x);                                                          \
-    if (e_ != cudaSuccess) {                                                       \
-      std::printf("CUDA %s: %s (line %d)\n", #x, cudaGetErrorString(e_), __LINE__); \
-      return 1;                                                                    \
-    }                                                                              \
-  } while (0)
+namespace cg = cooperative_groups;
 
 constexpr int kThreads = 1024;
 constexpr int kIters = 64;
@@ -103,10 +96,10 @@ __global__ void __launch_bounds__(kThreads, 1) prim_kernel(int step, long long* 
 
 int main() {
   long long* d_out;
-  CK(cudaMalloc(&d_out, 16));
+  BENCH_CUDA(cudaMalloc(&d_out, 16));
   int khz = 0;
-  CK(cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, 0));
-  CK(cudaFuncSetAttribute(prim_kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
+  BENCH_CUDA(cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, 0));
+  BENCH_CUDA(cudaFuncSetAttribute(prim_kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
   std::printf("cycles per step (median of 21 launches, %d iterations each, 1024 threads per CTA, clock %d MHz)\n\n",
               kIters, khz / 1000);
   const int sizes[] = {1, 2, 4, 8, 16};
@@ -131,10 +124,10 @@ int main() {
       cfg.numAttrs = 1;
       std::vector<long long> v;
       for (int r = 0; r < 21; ++r) {
-        CK(cudaLaunchKernelEx(&cfg, prim_kernel, step, d_out));
-        CK(cudaDeviceSynchronize());
+        BENCH_CUDA(cudaLaunchKernelEx(&cfg, prim_kernel, step, d_out));
+        BENCH_CUDA(cudaDeviceSynchronize());
         long long c = 0;
-        CK(cudaMemcpy(&c, d_out, 8, cudaMemcpyDeviceToHost));
+        BENCH_CUDA(cudaMemcpy(&c, d_out, 8, cudaMemcpyDeviceToHost));
         v.push_back(c);
       }
       std::sort(v.begin(), v.end());
