@@ -119,7 +119,8 @@ SIMT_DEVICE int map_position(const Params& p, const int* trow, const int* tcache
 // Pivot search of spec §4.3 step 4, run redundantly by every warp over a 256-bin histogram in
 // D order: the highest bin whose suffix count reaches kk, and kk minus the count above it (bin 0,
 // remain 0 when the histogram holds fewer than kk lanes: never in pass 1, which counts every lane
-// and n > k, nor in pass 2, which counts the whole of the pass-1 bin).
+// and n > k, nor in pass 2, which counts the whole of the pass-1 bin). Top-K v2's find_digit
+// (topk_v2_select.cuh) is the same search, kept apart on purpose (docs/performance.md, tenth pass).
 SIMT_DEVICE void find_pivot(const unsigned* h, unsigned kk, unsigned& bin, unsigned& remain) {
   const int lane = threadIdx.x & 31;
   unsigned c[8];

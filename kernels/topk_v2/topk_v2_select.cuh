@@ -139,7 +139,9 @@ SIMT_DEVICE void rank_pairs(Smem& sm, const unsigned* key, const int* pos, int c
 // Every warp alone (no barrier; the same answer in each) finds the digit dt of the r-th largest
 // staged candidate in the digit histogram dh[0, 256): above(dt) < r <= above(dt) + dh[dt], with
 // above(d) = the candidates of digits > d. Returns dt, sets *above_out. (r beyond the total, only
-// under a planted fault: dt = 0 and above = the total.)
+// under a planted fault: dt = 0 and above = the total.) The bf16 kernel's find_pivot
+// (topk_bf16_small_keys.cuh) is the same search; one shared helper made these cluster rows
+// 0.1-0.3 us slower on the H200 (docs/performance.md, tenth pass), so each keeps its own.
 SIMT_DEVICE int find_digit(const int* dh, int r, int* above_out) {
   const int lane = static_cast<int>(threadIdx.x) & 31;
   int v[8], s = 0;
