@@ -119,9 +119,11 @@ constexpr int kDigitRankMin = 160;
 #define DSV4_TOPK_TWICE 0
 #endif
 // Phase boundaries of the timeline, in the order a row passes them (not every row passes each).
+// kTlSampled / kTlGuessed / kTlRestaged split the one-read Streaming histogram pass
+// (topk_v2_staged.cuh): the sample binned, the guess bin found, the sample staged again.
 enum TlPoint : int {
-  kTlEntry, kTlLen, kTlLoaded, kTlHist, kTlFold, kTlThreshold, kTlMasked, kTlSelPushed,
-  kTlClassified, kTlRefined, kTlPublished, kTlRanked, kTlWritten, kTlPoints
+  kTlEntry, kTlLen, kTlLoaded, kTlSampled, kTlGuessed, kTlRestaged, kTlHist, kTlFold, kTlThreshold,
+  kTlMasked, kTlSelPushed, kTlClassified, kTlRefined, kTlPublished, kTlRanked, kTlWritten, kTlPoints
 };
 // The classification pass (select_row step 3) may compare exact keys against two per-row key
 // bounds (KeyClassifier) instead of recomputing each element's fp16 bin (the fp32 -> fp16

@@ -250,7 +250,7 @@ SIMT_DEVICE void select_row(const Args& a, int b, const RowWin& w, Src& src, Sme
   }
   __syncthreads();
   // 1. coarse histogram (every lane, padding included: padding is NaN -> top bin)
-  if constexpr (kStaged) src.template hist_pass<W>(sm, a.K);
+  if constexpr (kStaged) src.template hist_pass<W>(sm, a);
   else src.each_vec([&](int, const float (&x)[4]) { hist_vec<W>(sm, x); });
   __syncthreads();
   tl_mark(a, kTlHist);

@@ -36,19 +36,22 @@ struct StagedSrc {
   // Pass 1: the coarse histogram of the whole row (every lane, padding included, as for the
   // other sources) and the stage. All threads call it; ends without a barrier.
   template <int W>
-  SIMT_DEVICE void hist_pass(Smem& sm, int K) {
+  SIMT_DEVICE void hist_pass(Smem& sm, const Args& a) {
     constexpr int kBins = 1 << W, kTop = kBins - 1;
     c0 = w.nvec < kSampleVecs ? w.nvec : kSampleVecs;
     part(0, c0).each_vec([&](int, const float (&x)[4]) { hist_vec<W>(sm, x); });
 #if !DSV4_FAULT_TOPK_STAGE_NO_SAMPLE_BARRIER  // planted: the guess reads a histogram still being built
     __syncthreads();
 #endif
+    tl_mark(a, kTlSampled);
     g = kBins;  // the sample is the whole row: nothing to stage
     if (c0 < w.nvec) {
       int above = 0;
-      find_threshold(sm.hist, kTop, stage_guess_target(K, c0, w.nvec), sm, &g, &above);
+      find_threshold(sm.hist, kTop, stage_guess_target(a.K, c0, w.nvec), sm, &g, &above);
     }
+    tl_mark(a, kTlGuessed);
     if (kStageSample && g < kBins) bin_and_stage<W, false>(sm, part(0, c0));  // re-read, L2-hot
+    tl_mark(a, kTlRestaged);
     bin_and_stage<W, true>(sm, part(c0, 0x7FFFFFFF));
   }
 

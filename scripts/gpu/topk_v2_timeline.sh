@@ -34,7 +34,7 @@ done
 python3 - "$OUT" "$TL_BIN" >>"$OUT/timeline.txt" <<'PY'
 import os, re, sys
 out, tlbin = sys.argv[1], sys.argv[2]
-pts = ["len", "loaded", "hist", "fold", "threshold", "masked", "selpushed", "classified", "refined", "published",
+pts = ["len", "loaded", "sampled", "guessed", "restaged", "hist", "fold", "threshold", "masked", "selpushed", "classified", "refined", "published",
        "ranked", "written"]
 rows = {}
 for name in sorted(os.listdir(tlbin)):

@@ -84,8 +84,9 @@ int ranks_of(int path) {
 template <class Launch>
 void print_timeline(int B, int nr, int reps, Launch&& launch) {
 #if DSV4_TOPK_TIMELINE
-  static const char* names[] = {"entry", "len", "loaded", "hist", "fold", "threshold", "masked", "selpushed",
-                                "classified", "refined", "published", "ranked", "written"};
+  static const char* names[] = {"entry", "len", "loaded", "sampled", "guessed", "restaged", "hist", "fold",
+                                "threshold", "masked", "selpushed", "classified", "refined", "published",
+                                "ranked", "written"};  // TlPoint order (topk_v2_keys.cuh)
   const int ctas = B * nr, np = static_cast<int>(sizeof names / sizeof names[0]);
   int khz = 0;
   cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, 0);
