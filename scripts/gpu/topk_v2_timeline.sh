@@ -34,8 +34,7 @@ done
 python3 - "$OUT" "$TL_BIN" >>"$OUT/timeline.txt" <<'PY'
 import os, re, sys
 out, tlbin = sys.argv[1], sys.argv[2]
-pts = ["len", "loaded", "sampled", "guessed", "restaged", "hist", "fold", "threshold", "masked", "selpushed", "classified", "refined", "published",
-       "ranked", "written"]
+pts = []  # the phase points in TlPoint order, as the smoke's tlsum lines name them
 rows = {}
 for name in sorted(os.listdir(tlbin)):
     f = os.path.join(out, f"timeline_{name}.txt")
@@ -45,6 +44,7 @@ for name in sorted(os.listdir(tlbin)):
     for line in open(f):
         if line.startswith("tlsum"):
             summ = dict(kv.split("=") for kv in line.split()[1:])
+            pts = pts or [k for k in summ if k != "span"]
         m = re.match(r"\| (\d+) \| (\d+) \| (\d+) \| (-?\d+) \| ([-\d.]+) \|$", line.strip())
         if m and summ is not None:
             rows.setdefault(":".join(m.groups()[:4]), []).append((name, summ, m.group(5)))
