@@ -16,6 +16,8 @@
 //   SIMT_PDL_TRIGGER()          griddepcontrol.launch_dependents
 //   SIMT_GLOBALTIMER()          %globaltimer (ns; timing instruments only, host: steady clock)
 //   SIMT_CLOCK64()              clock64() (SM cycles; timing instruments only, host: steady clock)
+//   SIMT_LOAD_L2ONLY(p)         __ldcg(p): a global load cached in L2 only, not L1 (host: *p)
+//   SIMT_LOAD_STREAM(p)         __ldcs(p): a global load marked evict-first (host: *p)
 //   simt_cg::                   cooperative_groups (this_thread_block, this_cluster: sync,
 //                               barrier_arrive, barrier_wait, map_shared_rank, block_rank,
 //                               num_blocks, dim_blocks)
@@ -51,6 +53,8 @@
 #define SIMT_PDL_TRIGGER() asm volatile("griddepcontrol.launch_dependents;" :::)
 #define SIMT_GLOBALTIMER() ::simt::globaltimer_ns()
 #define SIMT_CLOCK64() clock64()
+#define SIMT_LOAD_L2ONLY(p) __ldcg(p)
+#define SIMT_LOAD_STREAM(p) __ldcs(p)
 #define SIMT_IS_HOST_EMULATION 0
 
 namespace simt_cg = cooperative_groups;

@@ -104,16 +104,26 @@ SIMT_DEVICE int prepare_row(const Args& a, int b, int n, RowWin* w, long long* b
 
 // Vector v of the window with padding lanes filled in registers; partial vectors are loaded
 // lane by lane so nothing outside the window is read (§8).
+template <class T>
+SIMT_DEVICE T load_row(const T* p) {
+#if DSV4_TOPK_ROW_LOAD == 1
+  return SIMT_LOAD_L2ONLY(p);
+#elif DSV4_TOPK_ROW_LOAD == 2
+  return SIMT_LOAD_STREAM(p);
+#else
+  return *p;
+#endif
+}
 SIMT_DEVICE void load_vec(const RowWin& w, int v, float (&x)[4]) {
   const int l0 = v * 4;
   if (l0 >= w.head && l0 + 4 <= w.head + w.lim) {
-    const float4 q = reinterpret_cast<const float4*>(w.base)[v];
+    const float4 q = load_row(reinterpret_cast<const float4*>(w.base) + v);
     x[0] = q.x; x[1] = q.y; x[2] = q.z; x[3] = q.w;
     return;
   }
   for (int c = 0; c < 4; ++c) {
     const int l = l0 + c;
-    x[c] = (l >= w.head && l < w.head + w.lim) ? w.base[l] : pad_value();
+    x[c] = (l >= w.head && l < w.head + w.lim) ? load_row(w.base + l) : pad_value();
   }
 }
 

@@ -57,7 +57,20 @@ constexpr bool kStageSample = DSV4_TOPK_STAGE_SAMPLE != 0;
 #define DSV4_TOPK_PAIR_BINS 1
 #endif
 constexpr bool kPairBins = DSV4_TOPK_PAIR_BINS != 0;
-constexpr int kSampleVecs = 2 * kThreads;
+// The row's loads (load_row in topk_v2_args.cuh): 0 = plain (cached in L1 and L2), 1 = L2 only
+// (the streamed row does not evict the spills of the 32-register kernels from L1), 2 = marked
+// evict-first. A/B switch.
+#ifndef DSV4_TOPK_ROW_LOAD
+#define DSV4_TOPK_ROW_LOAD 0
+#endif
+// The one-read stage's sample, in vectors per thread: 1 since the eleventh performance pass
+// (4096 elements at 1024 threads; 2 before: B = 512, L = 32768 rows 3.6-4.0 % slower, nothing
+// faster; docs/performance.md). stage_guess_target scales its margin with the sample.
+#ifndef DSV4_TOPK_SAMPLE_VPT
+#define DSV4_TOPK_SAMPLE_VPT 1
+#endif
+constexpr int kSampleVpt = DSV4_TOPK_SAMPLE_VPT;
+constexpr int kSampleVecs = kSampleVpt * kThreads;
 constexpr int kStageCap = DSV4_TOPK_STAGE_SLOTS * kThreads;
 constexpr int kStageBytes = kStageCap * 8;
 constexpr int kStageTargetPct = DSV4_TOPK_STAGE_TARGET_PCT;

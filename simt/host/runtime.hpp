@@ -45,6 +45,8 @@
 #define SIMT_PDL_TRIGGER() ::simt::detail::pdl_trigger(::simt::Site::here())
 #define SIMT_GLOBALTIMER() ::simt::globaltimer_ns()
 #define SIMT_CLOCK64() static_cast<long long>(::simt::globaltimer_ns())
+#define SIMT_LOAD_L2ONLY(p) (*(p))
+#define SIMT_LOAD_STREAM(p) (*(p))
 namespace simt {
 // The steady clock in ns (the GPU's %globaltimer; timing instruments only).
 inline unsigned long long globaltimer_ns() {

@@ -130,7 +130,7 @@ TEST(TopkV2Keys, SpecLandmarks) {
 }
 
 // The one-read Streaming guess (topk_v2_staged.cuh, hist_pass/decide) at production sizes (1024
-// threads: a sample of 2048 vectors, 8192 stage slots) on normal rows: the whole-row fallback
+// threads: a sample of kSampleVpt x 1024 vectors, 8192 stage slots) on normal rows: the whole-row fallback
 // (t < g, or the stage overflows) must not happen, or the stage reads rows twice after all -- and
 // in a B = 512 launch one such row delays the whole launch. The guess target is the kernel's own
 // stage_guess_target; the rest of the rule (highest bin whose sample suffix reaches the target,
@@ -140,7 +140,7 @@ TEST(TopkV2Keys, SpecLandmarks) {
 // DSV4_TOPK_STAGE_MARGIN_SIGMA=0) 9 of them fall back and the test fails; docs/performance.md
 // quotes the rates.
 TEST(TopkV2Keys, StageGuessDoesNotFallBackOnNormalRows) {
-  constexpr int kSample = 2048 * 4, kCap = 8192, kBins = 4096, kTop = kBins - 1;
+  constexpr int kSample = topk::kSampleVpt * 1024 * 4, kCap = 8192, kBins = 4096, kTop = kBins - 1;
   std::mt19937 g(2026);
   std::normal_distribution<float> nd;
   int fallbacks = 0;

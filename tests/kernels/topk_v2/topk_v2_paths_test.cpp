@@ -114,7 +114,7 @@ TEST(TopkV2Paths, RefinementOverTheRowWhenTieCapacityIsLow) {
 // (StagedSrc::decide). Exact on every row; the planted DSV4_FAULT_TOPK_STAGE_NO_FALLBACK (the
 // incomplete stage used anyway) fails here. A too-full stage (every value in one bin) likewise.
 TEST(TopkV2Paths, StreamingStageFallsBackWhenTheSampleMisleads) {
-  const int n = 16 * threads() * 4;  // 8 x the sample (2 x threads vectors)
+  const int n = 16 * threads() * 4;  // 16 / kSampleVpt x the sample (kSampleVpt x threads vectors)
   Cfg cfg;
   cfg.c.force_path = DSV4_PATH_STREAMING;
   cfg.apply();
