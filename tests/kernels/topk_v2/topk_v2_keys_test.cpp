@@ -137,8 +137,8 @@ TEST(TopkV2Keys, SpecLandmarks) {
 // elements past the sample with bin >= g staged) is restated here. With the earlier rule (150 %
 // of K, no margin) about 1 normal row in 500-1500 at L = 131072, K = 512 falls back, too rare for
 // these 400 rows; with 125 % and no margin (DSV4_TOPK_STAGE_TARGET_PCT=125
-// DSV4_TOPK_STAGE_MARGIN_SIGMA=0) 9 of them fall back and the test fails; docs/performance.md
-// quotes the rates.
+// DSV4_TOPK_STAGE_MARGIN_SIGMA=0) 19 of them fall back at the 1-vector sample (9 at 2) and the
+// test fails; docs/performance.md quotes the rates.
 TEST(TopkV2Keys, StageGuessDoesNotFallBackOnNormalRows) {
   constexpr int kSample = topk::kSampleVpt * 1024 * 4, kCap = 8192, kBins = 4096, kTop = kBins - 1;
   std::mt19937 g(2026);
