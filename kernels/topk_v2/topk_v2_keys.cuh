@@ -59,7 +59,8 @@ constexpr bool kStageSample = DSV4_TOPK_STAGE_SAMPLE != 0;
 constexpr bool kPairBins = DSV4_TOPK_PAIR_BINS != 0;
 // The row's loads (load_row in topk_v2_args.cuh): 0 = plain (cached in L1 and L2), 1 = L2 only
 // (the streamed row does not evict the spills of the 32-register kernels from L1), 2 = marked
-// evict-first. A/B switch.
+// evict-first. A/B switch: 1 and 2 measured in the eleventh performance pass, neither kept
+// (docs/performance.md).
 #ifndef DSV4_TOPK_ROW_LOAD
 #define DSV4_TOPK_ROW_LOAD 0
 #endif

@@ -130,8 +130,8 @@ TEST(TopkV2Keys, SpecLandmarks) {
 }
 
 // The one-read Streaming guess (topk_v2_staged.cuh, hist_pass/decide) at production sizes (1024
-// threads: a sample of kSampleVpt x 1024 vectors, 8192 stage slots) on normal rows: the whole-row fallback
-// (t < g, or the stage overflows) must not happen, or the stage reads rows twice after all -- and
+// threads: a sample of kSampleVpt x 1024 vectors, 8192 stage slots) on normal rows: the
+// whole-row fallback (t < g, or the stage overflows) must not happen, or the stage reads rows twice after all -- and
 // in a B = 512 launch one such row delays the whole launch. The guess target is the kernel's own
 // stage_guess_target; the rest of the rule (highest bin whose sample suffix reaches the target,
 // elements past the sample with bin >= g staged) is restated here. With the earlier rule (150 %
