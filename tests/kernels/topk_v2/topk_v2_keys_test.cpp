@@ -130,15 +130,15 @@ TEST(TopkV2Keys, SpecLandmarks) {
 }
 
 // The one-read Streaming guess (topk_v2_staged.cuh, hist_pass/decide) at production sizes (1024
-// threads: a sample of kSampleVpt x 1024 vectors, 8192 stage slots) on normal rows: the
-// whole-row fallback (t < g, or the stage overflows) must not happen, or the stage reads rows twice after all -- and
-// in a B = 512 launch one such row delays the whole launch. The guess target is the kernel's own
-// stage_guess_target; the rest of the rule (highest bin whose sample suffix reaches the target,
-// elements past the sample with bin >= g staged) is restated here. With the earlier rule (150 %
-// of K, no margin) about 1 normal row in 500-1500 at L = 131072, K = 512 falls back, too rare for
+// threads: a sample of kSampleVpt x 1024 vectors, 8192 stage slots) on normal rows: the whole-row
+// fallback (t < g, or the stage overflows) must not happen, or the stage reads rows twice after all
+// -- and in a B = 512 launch one such row delays the whole launch. The guess target is the kernel's
+// own stage_guess_target; the rest of the rule (highest bin whose sample suffix reaches the target,
+// elements past the sample with bin >= g staged) is restated here. With the earlier rule (150 % of
+// K, no margin) about 1 normal row in 500-1500 at L = 131072, K = 512 falls back, too rare for
 // these 400 rows; with 125 % and no margin (DSV4_TOPK_STAGE_TARGET_PCT=125
-// DSV4_TOPK_STAGE_MARGIN_SIGMA=0) 19 of them fall back at the 1-vector sample (9 at 2) and the
-// test fails; docs/performance.md quotes the rates.
+// DSV4_TOPK_STAGE_MARGIN_SIGMA=0) 19 of them fall back at the 1-vector sample (9 at 2) and the test
+// fails; docs/performance.md quotes the rates.
 TEST(TopkV2Keys, StageGuessDoesNotFallBackOnNormalRows) {
   constexpr int kSample = topk::kSampleVpt * 1024 * 4, kCap = 8192, kBins = 4096, kTop = kBins - 1;
   std::mt19937 g(2026);
