@@ -140,7 +140,7 @@ TEST(TopkV2Keys, SpecLandmarks) {
 // DSV4_TOPK_STAGE_MARGIN_SIGMA=0) 19 of them fall back at the 1-vector sample (9 at 2) and the test
 // fails; docs/performance.md quotes the rates.
 TEST(TopkV2Keys, StageGuessDoesNotFallBackOnNormalRows) {
-  constexpr int kSample = topk::kSampleVpt * 1024 * 4, kCap = 8192, kBins = 4096, kTop = kBins - 1;
+  constexpr int kSample = topk::kSampleVpt * 1024 * 4, kCap = DSV4_TOPK_STAGE_SLOTS * 1024, kBins = 4096, kTop = kBins - 1;
   std::mt19937 g(2026);
   std::normal_distribution<float> nd;
   int fallbacks = 0;

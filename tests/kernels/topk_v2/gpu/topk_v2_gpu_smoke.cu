@@ -95,7 +95,11 @@ void print_timeline(int B, int nr, int reps, Launch&& launch) {
   for (int g = 0; g < 2; ++g) { d[g].resize(np); c[g].resize(np); }
   std::vector<double> span, spread;
   for (int r = 0; r < reps; ++r) {
-    if (dsv4_topk_v2_timeline(nullptr, 0) != np) { std::printf("timeline: arm failed\n"); return; }
+    const int armed = dsv4_topk_v2_timeline(nullptr, 0);  // the kernels' point count, -1 = failed
+    if (armed != np) {
+      std::printf("timeline: arm failed or names[] is not TlPoint (%d points, %d names)\n", armed, np);
+      return;
+    }
     launch();
     CK(cudaDeviceSynchronize());
     if (dsv4_topk_v2_timeline(st.data(), ctas) != np) { std::printf("timeline: read failed\n"); return; }
