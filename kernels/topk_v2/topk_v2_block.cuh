@@ -1,6 +1,7 @@
 // kernels/topk_v2/topk_v2_block.cuh -- block-level building blocks of Top-K v2: the shared-memory
-// layout, the team (one CTA or one cluster), the threshold search over a histogram and the row
-// sources (register-resident vectors, streaming from global memory, cluster rank interleave).
+// layout, the team (one CTA or one cluster) and the row sources (register-resident vectors,
+// streaming from global memory, cluster rank interleave). The threshold search over a histogram:
+// topk_v2_threshold.cuh.
 #pragma once
 #include "kernels/topk_v2/topk_v2_args.cuh"
 
@@ -8,11 +9,11 @@ namespace dsv4::ours::topk {
 
 // Static shared memory of every Top-K v2 kernel (~45 KB, < 48 KB static limit).
 struct Smem {
-  int hist[kHistBins];          // coarse histogram; ranks != 0 reuse [0, 1024) for digit counts
+  alignas(16) int hist[kHistBins];  // coarse histogram; ranks != 0 reuse [0, 1024) for digit counts
   unsigned tie_key[kTieStage];  // staged threshold-bin candidates (key32, position)
   int tie_pos[kTieStage];
   int sel[kMaxTopK];            // selected raw positions (rank 0: the row's final list)
-  int rh[4][256];               // radix digit histograms, one per round
+  alignas(16) int rh[4][256];   // radix digit histograms, one per round
   int warp_sum[kWarps];
   int res_t, res_above;         // find_threshold result
   int sel_cnt, tie_cnt, eq_taken;
@@ -38,45 +39,6 @@ struct Team<1> {
   SIMT_DEVICE Smem* at(Smem* p, int) { return p; }
   SIMT_DEVICE Smem* r0(Smem* p) { return p; }
 };
-
-static_assert(kWarps <= 32, "find_threshold sums the warp totals inside one warp");
-// Finds the bin t of hist[0, nb) with above(t) < target <= above(t) + hist[t], above(t) = sum of
-// the bins above t. If the bins hold fewer than `target` elements (a partial histogram, or a
-// planted fault), returns t = 0. Every thread of the block calls it; `hist` may be remote (DSMEM).
-SIMT_DEVICE void find_threshold(const int* hist, int nb, int target, Smem& sm, int* t_out,
-                                int* above_out) {
-  const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
-  const int bpt = (nb + kThreads - 1) / kThreads;
-  const int lo = tid * bpt < nb ? tid * bpt : nb;
-  const int hi = lo + bpt < nb ? lo + bpt : nb;
-  int s = 0;
-  for (int b = lo; b < hi; ++b) s += hist[b];
-  int x = s;  // inclusive suffix sum inside the warp
-  for (int d = 1; d < 32; d <<= 1) {
-    const int y = __shfl_down_sync(0xFFFFFFFFu, x, d);
-    if (lane + d < 32) x += y;
-  }
-  if (lane == 0) sm.warp_sum[warp] = x;
-  __syncthreads();
-  // elements above this thread's bins: own warp's exclusive suffix + the warps above (one read
-  // per lane and a butterfly sum instead of a serial loop over up to 31 warp sums)
-  int up = lane > warp && lane < kWarps ? sm.warp_sum[lane] : 0;
-  for (int d = 16; d > 0; d >>= 1) up += __shfl_xor_sync(0xFFFFFFFFu, up, d);
-  const int excl = x - s + up;
-  if (excl < target && (target <= excl + s || tid == 0)) {
-    int acc = excl, t = lo, above = -1;
-    for (int b = hi - 1; b >= lo; --b) {
-      if (acc + hist[b] >= target) { t = b; above = acc; break; }
-      acc += hist[b];
-    }
-    if (above < 0) above = acc - (hi > lo ? hist[lo] : 0);  // fewer than target: t = lowest bin
-    sm.res_t = t;
-    sm.res_above = above;
-  }
-  __syncthreads();
-  *t_out = sm.res_t;
-  *above_out = sm.res_above;
-}
 
 // Row sources: each(f) calls f(pos, x) for every lane of the row's vectors this thread holds
 // (padding lanes included: NaN). Cluster rank r of NR takes chunks r, r+NR, ... of kChunkVecs

@@ -222,6 +222,14 @@ SIMT_HD int stage_guess_target(int K, int c0, int nvec) {
   const float t = ceilf(base + kStageMarginSigma * sqrtf(base));
   return t > 1.0f ? static_cast<int>(t) : 1;
 }
+// The threshold search (find_threshold, topk_v2_block.cuh): 1 = the bin count a compile-time
+// constant and a thread's bins read once into registers (one 16-byte load at 4 a thread), the hit
+// thread scanning them there (H200, twelfth performance pass: B = 512 rows -4..-12 %, nothing
+// slower); 0 = the earlier code, bins summed in a loop bounded at run time and re-read by the hit
+// thread (A/B switch). docs/performance.md, "Twelfth performance pass".
+#ifndef DSV4_TOPK_FIND
+#define DSV4_TOPK_FIND 1
+#endif
 SIMT_HD bool is_nan(float x) { return (f32_bits(x) & 0x7FFFFFFFu) > 0x7F800000u; }
 
 // Padding value of lanes that hold no real element (§4.6): a quiet NaN. The planted fault

@@ -75,7 +75,7 @@ SIMT_DEVICE void radix_select(const CandSrc& ce, int r, bool multi, Smem& sm, Te
     }
     const int* g = r0->rh[round];
     int digit = 0, above = 0;
-    find_threshold(g, 256, rem, sm, &digit, &above);
+    find_threshold<256>(g, rem, sm, &digit, &above);
     rem -= above;
     prefix |= static_cast<unsigned>(digit) << shift;
     mask |= 255u << shift;
@@ -273,13 +273,13 @@ SIMT_DEVICE void select_row(const Args& a, int b, const RowWin& w, Src& src, Sme
     const int* gh = r0->hist;
     const int nv = w.nvec * 4 - gh[kTop];  // non-NaN lanes
     if (nv > a.K) {
-      find_threshold(gh, kTop, a.K, sm, &t, &above);
+      find_threshold<kTop>(gh, a.K, sm, &t, &above);
       r = a.K - above;
       ht = gh[t];
     }
   } else {
     if (rank == 0 && w.nvec * 4 - sm.hist[kTop] > a.K) {
-      find_threshold(sm.hist, kTop, a.K, sm, &t, &above);
+      find_threshold<kTop>(sm.hist, a.K, sm, &t, &above);
       ht = sm.hist[t];
     }
     if (rank == 0 && static_cast<int>(threadIdx.x) < NR) {

@@ -12,7 +12,7 @@
 // topk_v2_select.cuh; only the bytes read change. (kStageSample = 0, the A/B switch: the sample
 // is not staged and the later passes read it again from global memory, after the whole row.)
 #pragma once
-#include "kernels/topk_v2/topk_v2_block.cuh"
+#include "kernels/topk_v2/topk_v2_threshold.cuh"
 
 namespace dsv4::ours::topk {
 
@@ -47,7 +47,7 @@ struct StagedSrc {
     g = kBins;  // the sample is the whole row: nothing to stage
     if (c0 < w.nvec) {
       int above = 0;
-      find_threshold(sm.hist, kTop, stage_guess_target(a.K, c0, w.nvec), sm, &g, &above);
+      find_threshold<kTop>(sm.hist, stage_guess_target(a.K, c0, w.nvec), sm, &g, &above);
     }
     tl_mark(a, kTlGuessed);
     if (kStageSample && g < kBins) bin_and_stage<W, false>(sm, part(0, c0));  // re-read, L2-hot
