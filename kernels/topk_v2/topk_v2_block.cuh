@@ -9,7 +9,7 @@ namespace dsv4::ours::topk {
 
 // Static shared memory of every Top-K v2 kernel (~45 KB, < 48 KB static limit).
 struct Smem {
-  alignas(16) int hist[kHistBins];  // coarse histogram; ranks != 0 reuse [0, 1024) for digit counts
+  alignas(16) int hist[kHistBins];  // coarse histogram (ranks != 0: [0, 1024) for digit counts)
   unsigned tie_key[kTieStage];  // staged threshold-bin candidates (key32, position)
   int tie_pos[kTieStage];
   int sel[kMaxTopK];            // selected raw positions (rank 0: the row's final list)

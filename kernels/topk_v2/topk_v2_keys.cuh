@@ -222,11 +222,11 @@ SIMT_HD int stage_guess_target(int K, int c0, int nvec) {
   const float t = ceilf(base + kStageMarginSigma * sqrtf(base));
   return t > 1.0f ? static_cast<int>(t) : 1;
 }
-// The threshold search (find_threshold, topk_v2_block.cuh): 1 = the bin count a compile-time
-// constant and a thread's bins read once into registers (one 16-byte load at 4 a thread), the hit
-// thread scanning them there (H200, twelfth performance pass: B = 512 rows -4..-12 %, nothing
-// slower); 0 = the earlier code, bins summed in a loop bounded at run time and re-read by the hit
-// thread (A/B switch). docs/performance.md, "Twelfth performance pass".
+// The threshold search (find_threshold, topk_v2_threshold.cuh): 1 = the bin count a compile-time
+// constant and a thread's bins read once into registers (16-byte loads: one at the GPU's 4 bins a
+// thread), the hit thread scanning them there (H200 A/B, twelfth performance pass: B = 512 rows
+// -3..-12 %, no row slower); 0 = the earlier code, bins summed in a loop bounded at run time and
+// re-read by the hit thread (A/B switch). docs/performance.md, "Twelfth performance pass".
 #ifndef DSV4_TOPK_FIND
 #define DSV4_TOPK_FIND 1
 #endif
