@@ -81,6 +81,12 @@ constexpr float kStageMarginSigma = DSV4_TOPK_STAGE_MARGIN_SIGMA;
 #ifndef DSV4_TOPK_PAIR_RANK_MAX
 #define DSV4_TOPK_PAIR_RANK_MAX 256
 #endif
+// 1: single-CTA rows rank their staged candidates as cluster rows do, several lanes a candidate
+// (rank_pairs<true>). A/B switch, measured on the H200 in the twelfth performance pass: B = 512
+// rows +1..+10 %, nothing faster (as in the fifth pass at B = 1): 0.
+#ifndef DSV4_TOPK_PAIR_LANES_SINGLE
+#define DSV4_TOPK_PAIR_LANES_SINGLE 0
+#endif
 constexpr int kPairRankMax = kThreads < DSV4_TOPK_PAIR_RANK_MAX ? kThreads : DSV4_TOPK_PAIR_RANK_MAX;
 // The output pass transforms every slot of a thread (page-table reads) before it stores any, so
 // the reads of a thread's slots overlap (a store to `out` may alias the table: a load after a

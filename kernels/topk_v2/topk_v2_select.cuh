@@ -353,7 +353,7 @@ SIMT_DEVICE void select_row(const Args& a, int b, const RowWin& w, Src& src, Sme
   if (use_digit && rank_staged<(NR > 1)>(sm, staged, r, dg)) {
     __syncthreads();
   } else if (stage && staged <= kPairRankMax) {
-    rank_pairs<(NR > 1)>(sm, sm.tie_key, sm.tie_pos, staged, r);
+    rank_pairs<(NR > 1) || DSV4_TOPK_PAIR_LANES_SINGLE>(sm, sm.tie_key, sm.tie_pos, staged, r);
     __syncthreads();
   } else if (stage) {
     const TieSrc ties{&sm, staged};
