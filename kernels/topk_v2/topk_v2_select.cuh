@@ -150,12 +150,7 @@ SIMT_DEVICE int find_digit(const int* dh, int r, int* above_out) {
     v[j] = dh[lane * 8 + j];
     s += v[j];
   }
-  int x = s;  // inclusive suffix sum over the lanes >= lane
-#pragma unroll
-  for (int d = 1; d < 32; d <<= 1) {
-    const int y = __shfl_down_sync(0xFFFFFFFFu, x, d);
-    if (lane + d < 32) x += y;
-  }
+  const int x = warp_suffix(s, lane);  // inclusive suffix sum over the lanes >= lane
   const int excl = x - s;
   const unsigned hit = __ballot_sync(0xFFFFFFFFu, excl < r && r <= x);
   const int src = hit != 0u ? __ffs(static_cast<int>(hit)) - 1 : 0;
