@@ -69,6 +69,7 @@ SIMT_DEVICE void find_threshold(const int* hist, int target, Smem& sm, int* t_ou
   constexpr int kBpt = (NB + kThreads - 1) / kThreads;
   const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
   const int lo = tid * kBpt < NB ? tid * kBpt : NB;
+  const int hi = lo + kBpt < NB ? lo + kBpt : NB;  // this thread's bins: [lo, hi)
   int h[kBpt] = {};
   int s = 0;
   if (DSV4_TOPK_FIND != 0) {
@@ -76,7 +77,7 @@ SIMT_DEVICE void find_threshold(const int* hist, int target, Smem& sm, int* t_ou
 #pragma unroll
     for (int j = 0; j < kBpt; ++j) s += h[j];
   } else {
-    for (int b = lo; b < (lo + kBpt < NB ? lo + kBpt : NB); ++b) s += hist[b];
+    for (int b = lo; b < hi; ++b) s += hist[b];
   }
   const int x = warp_suffix(s, lane);
   if (lane == 0) sm.warp_sum[warp] = x;
@@ -90,7 +91,6 @@ SIMT_DEVICE void find_threshold(const int* hist, int target, Smem& sm, int* t_ou
     if (DSV4_TOPK_FIND != 0) {
       scan_bins(h, lo, excl, target, &sm.res_t, &sm.res_above);
     } else {
-      const int hi = lo + kBpt < NB ? lo + kBpt : NB;
       int acc = excl, t = lo, above = -1;
       for (int b = hi - 1; b >= lo; --b) {
         if (acc + hist[b] >= target) { t = b; above = acc; break; }
