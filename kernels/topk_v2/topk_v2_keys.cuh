@@ -48,6 +48,14 @@ constexpr int kChunkVecs = 128;  // cluster rank interleave: 128 vectors per chu
 #define DSV4_TOPK_STAGE_SAMPLE 1
 #endif
 constexpr bool kStageSample = DSV4_TOPK_STAGE_SAMPLE != 0;
+// The stage's pushes (StagedSrc::bin_and_stage): 1 = one count atomic per vector with staged
+// lanes, then its staged lanes one by one; 0 = one per staged lane (warp-aggregated by the
+// compiler: a vote, two popc, a shuffle per lane and vector). Measured on the H200
+// (docs/performance.md, thirteenth pass): B = 512 L = 32768 k = 2048 -8 %. A/B switch.
+#ifndef DSV4_TOPK_STAGE_PUSH
+#define DSV4_TOPK_STAGE_PUSH 1
+#endif
+constexpr int kStagePush = DSV4_TOPK_STAGE_PUSH;
 // The histogram passes bin a vector's lanes two at a time (coarse_bins4: one fp32x2 -> fp16x2
 // conversion per pair) instead of one by one. Measured on the H200 (docs/performance.md, eighth
 // pass): -1..-4 % on most launches; the same for the classification by recomputed bins was

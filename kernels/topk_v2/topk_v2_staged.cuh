@@ -77,11 +77,38 @@ struct StagedSrc {
     src.each_vec([&](int p, const float (&x)[4]) {
       int bin[4];
       hist_bins4(x, W, bin);
+      if (kStagePush == 0) {
+#pragma unroll
+        for (int c = 0; c < 4; ++c) {
+          if (kCount) atomicAdd(&sm.hist[bin[c]], 1);
+          offer(p + c, x[c], bin[c]);
+        }
+        return;
+      }
+      // kStagePush: one stage-count atomic per vector with staged lanes (the lanes' mask), then
+      // the set lanes one by one
+      unsigned m = 0;
 #pragma unroll
       for (int c = 0; c < 4; ++c) {
         if (kCount) atomicAdd(&sm.hist[bin[c]], 1);
-        offer(p + c, x[c], bin[c]);
+#if DSV4_FAULT_TOPK_STAGE_SKIPS_GUESS_BIN
+        const bool st = bin[c] > gg && bin[c] < kTop;  // planted: bin g itself is not staged
+#else
+        const bool st = bin[c] >= gg && bin[c] < kTop;
+#endif
+        m |= (st ? 1u : 0u) << c;
       }
+      if (m == 0u) return;
+      int i = atomicAdd(&sm.stage_cnt, __popc(m));
+      do {
+        const int c = __ffs(m) - 1;  // (selects: a register array is not indexed at run time)
+        if (i < kStageCap) {
+          sval[i] = c == 0 ? x[0] : c == 1 ? x[1] : c == 2 ? x[2] : x[3];
+          spos[i] = p + c;
+        }
+        ++i;
+        m &= m - 1u;
+      } while (m != 0u);
     });
   }
 
