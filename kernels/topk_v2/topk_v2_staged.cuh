@@ -3,7 +3,8 @@
 // the bin whose suffix count in the sample reaches the expected count of the K-th element plus a
 // 5-sigma margin (stage_guess_target in topk_v2_keys.cuh). It then re-reads the sample while it is
 // still L2-hot and copies its elements with bin >= g to a shared-memory stage (value, position)
-// (kStageSample), and bins the rest of the row, staging its elements with bin >= g as well.
+// (kStageSample), and bins the rest of the row, staging its elements with bin >= g as well
+// (kStagePush: one stage-count atomic per vector with staged lanes, not one per lane).
 // Once the full histogram gives the threshold bin t, the classify / refine passes read the stage
 // alone instead of the whole row -- when that is complete:
 //   t >= g (so every element of bin >= t is staged) and the stage did not overflow. Otherwise
@@ -60,13 +61,15 @@ struct StagedSrc {
   SIMT_DEVICE void bin_and_stage(Smem& sm, const StreamSrc<1>& src) {
     constexpr int kTop = (1 << W) - 1;
     const int gg = g;
-    const auto offer = [&](int pos, float x, int bin) {
+    const auto staged = [gg](int bin) {
 #if DSV4_FAULT_TOPK_STAGE_SKIPS_GUESS_BIN
-      const bool st = bin > gg && bin < kTop;  // planted: bin g itself is not staged
+      return bin > gg && bin < kTop;  // planted: bin g itself is not staged
 #else
-      const bool st = bin >= gg && bin < kTop;
+      return bin >= gg && bin < kTop;
 #endif
-      if (st) {
+    };
+    const auto offer = [&](int pos, float x, int bin) {
+      if (staged(bin)) {
         const int i = atomicAdd(&sm.stage_cnt, 1);
         if (i < kStageCap) {
           sval[i] = x;
@@ -91,12 +94,7 @@ struct StagedSrc {
 #pragma unroll
       for (int c = 0; c < 4; ++c) {
         if (kCount) atomicAdd(&sm.hist[bin[c]], 1);
-#if DSV4_FAULT_TOPK_STAGE_SKIPS_GUESS_BIN
-        const bool st = bin[c] > gg && bin[c] < kTop;  // planted: bin g itself is not staged
-#else
-        const bool st = bin[c] >= gg && bin[c] < kTop;
-#endif
-        m |= (st ? 1u : 0u) << c;
+        m |= (staged(bin[c]) ? 1u : 0u) << c;
       }
       if (m == 0u) return;
       int i = atomicAdd(&sm.stage_cnt, __popc(m));
