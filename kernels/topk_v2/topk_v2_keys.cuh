@@ -50,7 +50,7 @@ constexpr int kChunkVecs = 128;  // cluster rank interleave: 128 vectors per chu
 constexpr bool kStageSample = DSV4_TOPK_STAGE_SAMPLE != 0;
 // The stage's pushes (StagedSrc::bin_and_stage): 1 = one count atomic per vector with staged
 // lanes, then its staged lanes one by one; 0 = one per staged lane (warp-aggregated by the
-// compiler: a vote, two popc, a shuffle per lane and vector). Measured on the H200
+// compiler, by the profile's op counts: a vote, two popc, a shuffle per lane). Measured on the H200
 // (docs/performance.md, thirteenth pass): B = 512 L = 32768 k = 2048 -8 %. A/B switch.
 #ifndef DSV4_TOPK_STAGE_PUSH
 #define DSV4_TOPK_STAGE_PUSH 1
