@@ -192,7 +192,8 @@ inline std::vector<Named> topk_v2_paged() {
   }
   {  // one-read Streaming with a misleading sample: the row's head (the guess's sample) holds K/2
      // of the K largest values, so the guess bin lands above the threshold bin and the stage must
-     // be abandoned for a second read (TOPK_STAGE_NO_FALLBACK); n just above 2 x Register4 (rows
+     // be abandoned for a second read (TOPK_STAGE_NO_FALLBACK; the filtered rest's partial
+     // histogram counted again: TOPK_STAGE_NO_RECOUNT); n just above 2 x Register4 (rows
      // that long stage without forcing; 4608 at 128 threads, the fuzz target's width bound)
     Case c = make_topk_paged(1, 2 * r4 + r4 / 4, 512, Dist::Randn, 21);
     c.rows[0].injections.push_back({InjKind::LargestFirst, 0, 256, 0, 0, 0});

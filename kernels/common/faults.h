@@ -30,6 +30,12 @@
 #ifndef DSV4_FAULT_TOPK_STAGE_NO_FALLBACK  // one-read Streaming: incomplete stage used anyway
 #define DSV4_FAULT_TOPK_STAGE_NO_FALLBACK 0
 #endif
+#ifndef DSV4_FAULT_TOPK_STAGE_NO_RECOUNT  // one-read Streaming: the threshold of a partial
+#define DSV4_FAULT_TOPK_STAGE_NO_RECOUNT 0    // histogram (below the guess bin) kept
+#endif
+#ifndef DSV4_FAULT_TOPK_STAGE_OVERFLOW_NO_RECOUNT  // one-read Streaming: an overflowed stage's
+#define DSV4_FAULT_TOPK_STAGE_OVERFLOW_NO_RECOUNT 0  // stored part counted as the histogram's rest
+#endif
 #ifndef DSV4_FAULT_TOPK_STAGE_NO_SAMPLE_BARRIER  // one-read Streaming: no barrier before the guess
 #define DSV4_FAULT_TOPK_STAGE_NO_SAMPLE_BARRIER 0
 #endif

@@ -56,6 +56,15 @@ constexpr bool kStageSample = DSV4_TOPK_STAGE_SAMPLE != 0;
 #define DSV4_TOPK_STAGE_PUSH 1
 #endif
 constexpr int kStagePush = DSV4_TOPK_STAGE_PUSH;
+// The rest of a staged row (past the sample): 1 = staged by one fp32 compare a lane against the
+// guess bin's lower bound and counted into the histogram from the stage after the row
+// (StagedSrc::filter_and_stage / settle; the whole row counted again when that does not decide the
+// threshold); 0 = every lane binned and counted as it streams (StagedSrc::bin_and_stage). A/B
+// switch.
+#ifndef DSV4_TOPK_STAGE_FILTER
+#define DSV4_TOPK_STAGE_FILTER 1
+#endif
+constexpr bool kStageFilter = DSV4_TOPK_STAGE_FILTER != 0;
 // The histogram passes bin a vector's lanes two at a time (coarse_bins4: one fp32x2 -> fp16x2
 // conversion per pair) instead of one by one. Measured on the H200 (docs/performance.md, eighth
 // pass): -1..-4 % on most launches; the same for the classification by recomputed bins was
@@ -106,9 +115,11 @@ constexpr int kPairRankMax = kThreads < DSV4_TOPK_PAIR_RANK_MAX ? kThreads : DSV
 // Main-kernel launches of rows longer than this percentage of Register4 carry the one-read stage
 // (use_stage). H200 A/B (eighth pass, with the sample staged early): at B = 512, L = 30720 / 32768
 // the stage is 4-9 % faster than two reads, at L = 24576 equal (k = 512) or 2 % slower (k = 2048);
-// the rule was 200 % before the sample was staged early.
+// the rule was 200 % before the sample was staged early, 150 % until the fourteenth pass, whose
+// filtered rest (kStageFilter) made the stage cheaper: forced at B = 512 L = 24576 it was 12 %
+// faster than two reads, at every row > Register4 (100 %) L = 20480 3-6 % slower: 125.
 #ifndef DSV4_TOPK_STAGE_FROM_PCT
-#define DSV4_TOPK_STAGE_FROM_PCT 150
+#define DSV4_TOPK_STAGE_FROM_PCT 125
 #endif
 // Timing-only phase cut (scripts/gpu/topk_v2_ab.sh variants; never in a test build: rows are left
 // unwritten): 1 = return after the row's length (and window), 2 = after the histogram pass,
@@ -293,6 +304,10 @@ SIMT_HD void coarse_bins4(const float (&x)[4], int w, int (&bin)[4]) {
   bin[2] = static_cast<int>((k23 & 0xFFFFu) >> lo);
   bin[3] = static_cast<int>(k23 >> hi);
 }
+// The one-read stage's filter of the rest (StagedSrc::filter_and_stage, lb = LB_w(g)): true for
+// every x of bin >= g and every NaN; of the rest only -0.0 when lb is +0.0 (RNE is monotone and
+// the fp32 compare puts -0 == +0) and +inf above the +inf bin (the sentinel lb = +inf). Checked against the bins: TopkV2Keys.StageFilterIsTheGuessBinAndAbove.
+SIMT_HD bool stage_filter_pass(float x, float lb) { return !(x < lb); }
 // §4.2 exact key: strictly increasing over non-NaN values, +0 above -0.
 SIMT_HD unsigned key32(float x) {
   const unsigned u = f32_bits(x);

@@ -248,6 +248,7 @@ SIMT_DEVICE void select_row(const Args& a, int b, const RowWin& w, Src& src, Sme
   if constexpr (kStaged) src.template hist_pass<W>(sm, a);
   else src.each_vec([&](int, const float (&x)[4]) { hist_vec<W>(sm, x); });
   __syncthreads();
+  if constexpr (kStaged) src.template settle<W>(sm);  // the stage's rest into the histogram
   tl_mark(a, kTlHist);
   if (DSV4_TOPK_ABLATE == 2) return;
   if (NR > 1) tm.sync();
@@ -265,12 +266,22 @@ SIMT_DEVICE void select_row(const Args& a, int b, const RowWin& w, Src& src, Sme
   // remotely cost ~2 us on the H200: docs/performance.md, fifth pass)
   int t = -1, above = 0, r = 0, ht = 0;
   if (NR == 1) {
-    const int* gh = r0->hist;
-    const int nv = w.nvec * 4 - gh[kTop];  // non-NaN lanes
-    if (nv > a.K) {
-      find_threshold<kTop>(gh, a.K, sm, &t, &above);
-      r = a.K - above;
-      ht = gh[t];
+    const auto search = [&] {
+      const int* gh = r0->hist;
+      const int nv = w.nvec * 4 - gh[kTop];  // non-NaN lanes
+      if (nv > a.K) {
+        find_threshold<kTop>(gh, a.K, sm, &t, &above);
+        r = a.K - above;
+        ht = gh[t];
+      }
+    };
+    search();
+    if constexpr (kStaged) {
+      if (src.needs_recount(t)) {  // a partial histogram's search below the guess bin
+        src.template recount<W>(sm);
+        t = -1, above = 0, r = 0, ht = 0;
+        search();
+      }
     }
   } else {
     if (rank == 0 && w.nvec * 4 - sm.hist[kTop] > a.K) {

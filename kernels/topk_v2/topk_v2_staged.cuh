@@ -3,8 +3,14 @@
 // the bin whose suffix count in the sample reaches the expected count of the K-th element plus a
 // 5-sigma margin (stage_guess_target in topk_v2_keys.cuh). It then re-reads the sample while it is
 // still L2-hot and copies its elements with bin >= g to a shared-memory stage (value, position)
-// (kStageSample), and bins the rest of the row, staging its elements with bin >= g as well
-// (kStagePush: one stage-count atomic per vector with staged lanes, not one per lane).
+// (kStageSample), and reads the rest of the row, staging its elements with bin >= g as well.
+// kStageFilter (the default): the rest is not binned as it streams; one fp32 compare against
+// LB_W(g) (the bin's lower bound, or NaN) picks the lanes to stage, and the stage's elements
+// of the rest are counted into the histogram after the row (settle). The histogram then holds the
+// whole sample and exactly the rest's bins >= g, which decide the threshold bin t whenever t >= g;
+// when the search lands below g (the guess was too high) or the stage overflowed, the whole row is
+// counted again (recount). kStageFilter = 0: every lane of the rest is binned and counted as it
+// streams (kStagePush: one stage-count atomic per vector with staged lanes, not one per lane).
 // Once the full histogram gives the threshold bin t, the classify / refine passes read the stage
 // alone instead of the whole row -- when that is complete:
 //   t >= g (so every element of bin >= t is staged) and the stage did not overflow. Otherwise
@@ -26,6 +32,7 @@ struct StagedSrc {
   int c0 = 0;   // sample: vectors [0, c0)
   int g = 0;    // guess bin
   int cnt = -1; // staged elements when the stage is used, -1: stream the whole row
+  bool partial = false;  // kStageFilter: the histogram holds only the rest's bins >= g
 
   SIMT_DEVICE StreamSrc<1> part(int vb, int ve) const {
     StreamSrc<1> s{w};
@@ -34,8 +41,9 @@ struct StagedSrc {
     return s;
   }
 
-  // Pass 1: the coarse histogram of the whole row (every lane, padding included, as for the
-  // other sources) and the stage. All threads call it; ends without a barrier.
+  // Pass 1: the coarse histogram (every lane, padding included, as for the other sources; with
+  // kStageFilter the sample's, the rest's staged lanes following in settle) and the stage. All
+  // threads call it; ends without a barrier.
   template <int W>
   SIMT_DEVICE void hist_pass(Smem& sm, const Args& a) {
     constexpr int kBins = 1 << W, kTop = kBins - 1;
@@ -51,9 +59,95 @@ struct StagedSrc {
       find_threshold<kTop>(sm.hist, stage_guess_target(a.K, c0, w.nvec), sm, &g, &above);
     }
     tl_mark(a, kTlGuessed);
+    if (kStageFilter) {
+      if (g >= kBins) return;
+      partial = true;
+#if DSV4_FAULT_TOPK_STAGE_SKIPS_GUESS_BIN
+      const float lb = coarse_bin_lower_bound(g + 1, W);  // planted: bin g itself is not staged
+#else
+      const float lb = coarse_bin_lower_bound(g, W);
+#endif
+      if (kStageSample) filter_and_stage(sm, part(0, c0), lb);  // re-read, L2-hot
+      tl_mark(a, kTlRestaged);
+      filter_and_stage(sm, part(c0, 0x7FFFFFFF), lb);
+      return;
+    }
     if (kStageSample && g < kBins) bin_and_stage<W, false>(sm, part(0, c0));  // re-read, L2-hot
     tl_mark(a, kTlRestaged);
     bin_and_stage<W, true>(sm, part(c0, 0x7FFFFFFF));
+  }
+
+  // kStageFilter: stages every lane of `src` with !(x < lb) -- bin >= g, and NaN (counted in the
+  // top bin); -0.0 too when lb = +0.0, a superset the histogram and the classification sort out
+  // (stage_filter_pass) -- by one stage-count atomic per vector with staged lanes. Bins nothing.
+  // (A walk of the whole vectors without StreamSrc's window test measured 3-10 % slower on the
+  // H200: docs/performance.md, fourteenth pass.)
+  SIMT_DEVICE void filter_and_stage(Smem& sm, const StreamSrc<1>& src, float lb) {
+    src.each_vec([&](int p, const float (&x)[4]) {
+      unsigned m = 0;
+#pragma unroll
+      for (int c = 0; c < 4; ++c) m |= (stage_filter_pass(x[c], lb) ? 1u : 0u) << c;
+      push(sm, p, x, m);
+    });
+  }
+
+  // The lanes `m` of the vector at position p onto the stage: popc(m) slots by one atomic, then
+  // the set lanes one by one (those past kStageCap only counted).
+  SIMT_DEVICE void push(Smem& sm, int p, const float (&x)[4], unsigned m) {
+    if (m == 0u) return;
+    int i = atomicAdd(&sm.stage_cnt, __popc(m));
+    do {
+      const int c = __ffs(m) - 1;  // (selects: a register array is not indexed at run time)
+      if (i < kStageCap) {
+        sval[i] = c == 0 ? x[0] : c == 1 ? x[1] : c == 2 ? x[2] : x[3];
+        spos[i] = p + c;
+      }
+      ++i;
+      m &= m - 1u;
+    } while (m != 0u);
+  }
+
+  // After the barrier that ends pass 1, all threads: completes a partial histogram -- the stage's
+  // elements of the rest (positions past the sample) counted into their bins, or, when the stage
+  // overflowed (elements lost), the whole row counted again. Ends with a barrier.
+  template <int W>
+  SIMT_DEVICE void settle(Smem& sm) {
+    if (!partial) return;
+    const int n = sm.stage_cnt;
+#if !DSV4_FAULT_TOPK_STAGE_OVERFLOW_NO_RECOUNT  // planted: the stored part of an overflowed stage counted
+    if (n > kStageCap) {
+      recount<W>(sm);
+      return;
+    }
+#endif
+    const int p0 = c0 * 4 - w.head, m = n < kStageCap ? n : kStageCap;
+    for (int i = threadIdx.x; i < m; i += kThreads)
+      if (spos[i] >= p0) atomicAdd(&sm.hist[coarse_bin(sval[i], W)], 1);
+    __syncthreads();
+  }
+
+  // The threshold search over a partial histogram found t below the guess bin (the rest's bins
+  // < g uncounted): the whole row must be counted again before the search is repeated.
+  SIMT_DEVICE bool needs_recount(int t) const {
+#if DSV4_FAULT_TOPK_STAGE_NO_RECOUNT  // planted: the threshold of the partial histogram kept
+    (void)t;
+    return false;
+#else
+    return partial && t >= 0 && t < g;
+#endif
+  }
+
+  // The whole row's histogram, counted again (every lane, padding included). All threads; ends
+  // with a barrier. The stage stays as it is; decide() then streams the row.
+  template <int W>
+  SIMT_DEVICE void recount(Smem& sm) {
+    __syncthreads();  // every thread is past its reads of the histogram
+    for (int i = threadIdx.x; i < (1 << W); i += kThreads) sm.hist[i] = 0;
+    __syncthreads();
+    part(0, 0x7FFFFFFF).each_vec([&](int, const float (&x)[4]) { hist_vec<W>(sm, x); });
+    __syncthreads();
+    partial = false;
+    g = 1 << W;  // the stage is not used
   }
 
   // Bins every lane of `src` (kCount: into the histogram too) and stages those of bin >= g.
@@ -96,17 +190,7 @@ struct StagedSrc {
         if (kCount) atomicAdd(&sm.hist[bin[c]], 1);
         m |= (staged(bin[c]) ? 1u : 0u) << c;
       }
-      if (m == 0u) return;
-      int i = atomicAdd(&sm.stage_cnt, __popc(m));
-      do {
-        const int c = __ffs(m) - 1;  // (selects: a register array is not indexed at run time)
-        if (i < kStageCap) {
-          sval[i] = c == 0 ? x[0] : c == 1 ? x[1] : c == 2 ? x[2] : x[3];
-          spos[i] = p + c;
-        }
-        ++i;
-        m &= m - 1u;
-      } while (m != 0u);
+      push(sm, p, x, m);
     });
   }
 

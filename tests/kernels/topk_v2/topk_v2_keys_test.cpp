@@ -53,6 +53,38 @@ TEST(TopkV2Keys, BinsAndKeysMatchReferenceOnSampledBitPatterns) {
   EXPECT_EQ(bad, 0);
 }
 
+// The one-read stage's filter (stage_filter_pass against LB_12(g), the single-CTA width) stages
+// exactly the bins >= g: for sampled fp32 bit patterns and every bin's lower bound and its
+// neighbour below, x passes for g = bin(x) (so for every g below it: LB is increasing, checked
+// here) and fails for g = bin(x) + 1 -- except -0.0 at LB = +0.0 and +inf at the sentinel LB =
+// +inf of the (empty) bins above the +inf bin, which pass (a superset the histogram and the
+// classification sort out); NaN of either sign passes for every g.
+TEST(TopkV2Keys, StageFilterIsTheGuessBinAndAbove) {
+  constexpr int w = 12, kTop = (1 << w) - 1;
+  std::vector<float> lb(size_t(kTop) + 1);
+  for (int g = 0; g <= kTop; ++g) lb[size_t(g)] = topk::coarse_bin_lower_bound(g, w);
+  for (int g = 1; g <= kTop; ++g) ASSERT_LE(lb[size_t(g) - 1], lb[size_t(g)]) << "LB not monotone at " << g;
+  std::vector<float> xs;
+  for (uint64_t u = 0; u <= 0xFFFFFFFFull; u += 4093) xs.push_back(tk::bits(static_cast<uint32_t>(u)));
+  for (int g = 0; g < kTop; ++g) xs.insert(xs.end(), {lb[size_t(g)], std::nextafter(lb[size_t(g)], -tk::inf())});
+  int bad = 0;
+  for (float x : xs) {
+    const int b = topk::coarse_bin(x, w);
+    if (topk::is_nan(x)) {
+      for (int g : {0, 1, 2047, 2048, kTop - 1})
+        if (!topk::stage_filter_pass(x, lb[size_t(g)]) && ++bad < 5) ADD_FAILURE() << "NaN filtered out at g " << g;
+      continue;
+    }
+    if (!topk::stage_filter_pass(x, lb[size_t(b)]) && ++bad < 5)
+      ADD_FAILURE() << std::hexfloat << x << " (bin " << b << ") not staged for g = its bin";
+    const bool negzero = topk::f32_bits(x) == 0x80000000u && topk::f32_bits(lb[size_t(b) + 1]) == 0u;
+    const bool inf_sentinel = b == topk::inf_bin(w);
+    if (b + 1 < kTop && topk::stage_filter_pass(x, lb[size_t(b) + 1]) && !negzero && !inf_sentinel && ++bad < 5)
+      ADD_FAILURE() << std::hexfloat << x << " (bin " << b << ") staged for g = bin + 1";
+  }
+  EXPECT_EQ(bad, 0);
+}
+
 // coarse_bins4 (two fp32x2 -> fp16x2 conversions and word arithmetic on both halves, the histogram
 // passes) against the oracle's bin of each lane: the sampled bit patterns
 // above plus every bin's lower bound and its neighbour below (the RNE midpoints), NaN of both

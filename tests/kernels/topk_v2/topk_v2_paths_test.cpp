@@ -1,6 +1,7 @@
 // tests/kernels/topk_v2/topk_v2_paths_test.cpp -- every dispatch path forced at small sizes (the
 // simt instantiation: 128 threads, Register2 <= 1024, Register4 <= 2048 lanes), all output modes,
 // path invariance, the threshold-bin refinement (tie capacity lowered) and the automatic choice.
+#include "kernels/topk_v2/topk_v2_keys.cuh"
 #include "simt/host/virtual_device.hpp"
 #include "tests/kernels/topk_v2/topk_v2_test_util.hpp"
 
@@ -113,6 +114,9 @@ TEST(TopkV2Paths, RefinementOverTheRowWhenTieCapacityIsLow) {
 // lands above the threshold bin; the stage must be abandoned for a second read of the row
 // (StagedSrc::decide). Exact on every row; the planted DSV4_FAULT_TOPK_STAGE_NO_FALLBACK (the
 // incomplete stage used anyway) fails here. A too-full stage (every value in one bin) likewise.
+// With the filtered rest (kStageFilter) the histogram is partial and must be counted again in
+// both cases: the planted TOPK_STAGE_NO_RECOUNT (row 0) and TOPK_STAGE_OVERFLOW_NO_RECOUNT
+// (row 1) fail here too.
 TEST(TopkV2Paths, StreamingStageFallsBackWhenTheSampleMisleads) {
   const int n = 16 * threads() * 4;  // 16 / kSampleVpt x the sample (kSampleVpt x threads vectors)
   Cfg cfg;
@@ -135,6 +139,35 @@ TEST(TopkV2Paths, StreamingStageFallsBackWhenTheSampleMisleads) {
     ASSERT_EQ(r.rc, DSV4_OK) << r.msg;
     EXPECT_ORACLE(c, r);
   }
+}
+
+// The filtered rest's partial histogram (kStageFilter) when the threshold bin is the one just
+// below the guess bin: the sample (its first S elements) holds 20 values `a` of bin A and 44 `b`
+// of bin A - 1, the rest 100 more `b` and small fillers, K = 64. The guess is A (the sample's
+// suffix at A reaches the guess target), the row's threshold bin A - 1 (20 above, 144 in it).
+// The histogram holds the rest's bins >= A only, so its search lands on A - 1 too -- with 44
+// there, all "taken", 164 selected -- unless the whole row is counted again
+// (StagedSrc::needs_recount). A recount skipped at t = g - 1 (a bound off by one) fails here.
+TEST(TopkV2Paths, StreamingStageRecountsWhenTheThresholdIsJustBelowTheGuess) {
+  namespace topk = dsv4::ours::topk;
+  const int S = topk::kSampleVpt * threads() * 4, n = 16 * S, K = 64;
+  const int A = topk::coarse_bin(4.0f, 12);
+  const float a = 4.0f, b = std::nextafter(topk::coarse_bin_lower_bound(A, 12), 0.0f);
+  ASSERT_EQ(topk::coarse_bin(b, 12), A - 1);
+  ASSERT_LE(topk::stage_guess_target(K, S / 4, n / 4), 20) << "the sample's 20 values of bin A set the guess";
+  Cfg cfg;
+  cfg.c.force_path = DSV4_PATH_STREAMING;
+  cfg.apply();
+  Case c(1, n, K);
+  std::mt19937 g(5);
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+  for (int i = 0; i < n; ++i) c.row(0)[i] = u(g);
+  for (int i = 0; i < 20; ++i) c.row(0)[7 * i] = a;
+  for (int i = 0; i < 44; ++i) c.row(0)[7 * i + 3] = b;
+  for (int i = 0; i < 100; ++i) c.row(0)[S + 37 * i] = b;
+  tk::Result r = tk::run(c);
+  ASSERT_EQ(r.rc, DSV4_OK) << r.msg;
+  EXPECT_ORACLE(c, r);
 }
 
 // Automatic dispatch with small tunables: each path is reached without forcing. The virtual
