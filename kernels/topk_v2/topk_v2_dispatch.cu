@@ -13,10 +13,9 @@ bool plan_is_written(const Sizing& s, long long B) {
 }
 
 // The one-read Streaming stage (topk_v2_staged.cuh) when forced, or when rows may stream and are
-// long (> DSV4_TOPK_STAGE_FROM_PCT % of Register4, 1.25 x): there one read and a classification of
-// the stage alone beat a second read. Below that, the stage's 64 KB of L1 (where the 32-register
-// kernels spill) costs about what the second read saves (A/B and benchmark on the H200,
-// docs/performance.md).
+// longer than DSV4_TOPK_STAGE_FROM_PCT % of Register4 (100: every row Register4 cannot hold): there
+// one read and a classification of the stage alone beat a second read (A/B and benchmark on the
+// H200, docs/performance.md, fourteenth and fifteenth passes).
 bool use_stage(const Sizing& s, long long L) {
   return s.force == DSV4_PATH_STREAMING || 100LL * L > static_cast<long long>(DSV4_TOPK_STAGE_FROM_PCT) * s.r4;
 }

@@ -65,6 +65,14 @@ constexpr int kStagePush = DSV4_TOPK_STAGE_PUSH;
 #define DSV4_TOPK_STAGE_FILTER 1
 #endif
 constexpr bool kStageFilter = DSV4_TOPK_STAGE_FILTER != 0;
+// With kStageFilter: the sample's vectors kept in registers through the guess and filtered from
+// there (StagedSrc::keep_pass) instead of read again from L2 after it. H200 A/B (fifteenth pass):
+// staged B = 512 rows -0.5..-2 %; also loading the rest's first vector before the guess gained
+// nothing more. 0 = the sample re-read (A/B switch).
+#ifndef DSV4_TOPK_SAMPLE_KEEP
+#define DSV4_TOPK_SAMPLE_KEEP 1
+#endif
+constexpr int kSampleKeep = DSV4_TOPK_SAMPLE_KEEP;
 // The histogram passes bin a vector's lanes two at a time (coarse_bins4: one fp32x2 -> fp16x2
 // conversion per pair) instead of one by one. Measured on the H200 (docs/performance.md, eighth
 // pass): -1..-4 % on most launches; the same for the classification by recomputed bins was
@@ -116,10 +124,12 @@ constexpr int kPairRankMax = kThreads < DSV4_TOPK_PAIR_RANK_MAX ? kThreads : DSV
 // (use_stage). H200 A/B (eighth pass, with the sample staged early): at B = 512, L = 30720 / 32768
 // the stage is 4-9 % faster than two reads, at L = 24576 equal (k = 512) or 2 % slower (k = 2048);
 // the rule was 200 % before the sample was staged early, 150 % until the fourteenth pass, whose
-// filtered rest (kStageFilter) made the stage cheaper: forced at B = 512 L = 24576 it was 12 %
-// faster than two reads, at every row > Register4 (100 %) L = 20480 3-6 % slower: 125.
+// filtered rest (kStageFilter) made the stage cheaper. Forced at B = 512 L = 20480 (fifteenth pass,
+// `--one`) the stage is 13 % (k = 512) and 6 % (k = 2048) faster than two reads -- the fourteenth
+// pass's "3-6 % slower" there was timed with a slower walk of the rest, later dropped -- so every
+// main-kernel row longer than Register4 is staged: 100.
 #ifndef DSV4_TOPK_STAGE_FROM_PCT
-#define DSV4_TOPK_STAGE_FROM_PCT 125
+#define DSV4_TOPK_STAGE_FROM_PCT 100
 #endif
 // Timing-only phase cut (scripts/gpu/topk_v2_ab.sh variants; never in a test build: rows are left
 // unwritten): 1 = return after the row's length (and window), 2 = after the histogram pass,

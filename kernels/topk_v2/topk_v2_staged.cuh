@@ -48,6 +48,10 @@ struct StagedSrc {
   SIMT_DEVICE void hist_pass(Smem& sm, const Args& a) {
     constexpr int kBins = 1 << W, kTop = kBins - 1;
     c0 = w.nvec < kSampleVecs ? w.nvec : kSampleVecs;
+    if constexpr (kStageFilter && kStageSample && kSampleKeep > 0) {
+      keep_pass<W>(sm, a);
+      return;
+    }
     part(0, c0).each_vec([&](int, const float (&x)[4]) { hist_vec<W>(sm, x); });
 #if !DSV4_FAULT_TOPK_STAGE_NO_SAMPLE_BARRIER  // planted: the guess reads a histogram still being built
     __syncthreads();
@@ -62,11 +66,7 @@ struct StagedSrc {
     if (kStageFilter) {
       if (g >= kBins) return;
       partial = true;
-#if DSV4_FAULT_TOPK_STAGE_SKIPS_GUESS_BIN
-      const float lb = coarse_bin_lower_bound(g + 1, W);  // planted: bin g itself is not staged
-#else
-      const float lb = coarse_bin_lower_bound(g, W);
-#endif
+      const float lb = guess_lb<W>();
       if (kStageSample) filter_and_stage(sm, part(0, c0), lb);  // re-read, L2-hot
       tl_mark(a, kTlRestaged);
       filter_and_stage(sm, part(c0, 0x7FFFFFFF), lb);
@@ -77,18 +77,62 @@ struct StagedSrc {
     bin_and_stage<W, true>(sm, part(c0, 0x7FFFFFFF));
   }
 
+  // kStageFilter's bound: LB_W(g), the guess bin's lower bound.
+  template <int W>
+  SIMT_DEVICE float guess_lb() const {
+#if DSV4_FAULT_TOPK_STAGE_SKIPS_GUESS_BIN
+    return coarse_bin_lower_bound(g + 1, W);  // planted: bin g itself is not staged
+#else
+    return coarse_bin_lower_bound(g, W);
+#endif
+  }
+  SIMT_DEVICE static unsigned filter_mask(const float (&x)[4], float lb) {
+    unsigned m = 0;
+#pragma unroll
+    for (int c = 0; c < 4; ++c) m |= (stage_filter_pass(x[c], lb) ? 1u : 0u) << c;
+    return m;
+  }
+
+  // hist_pass with kSampleKeep: the same histogram and stage, the sample's vectors filtered from
+  // the registers they were loaded into instead of read again.
+  template <int W>
+  SIMT_DEVICE void keep_pass(Smem& sm, const Args& a) {
+    constexpr int kBins = 1 << W, kTop = kBins - 1;
+    const int tid = static_cast<int>(threadIdx.x);
+    float xs[kSampleVpt][4];
+#pragma unroll
+    for (int j = 0; j < kSampleVpt; ++j)
+      if (tid + j * kThreads < c0) load_vec(w, tid + j * kThreads, xs[j]);
+#pragma unroll
+    for (int j = 0; j < kSampleVpt; ++j)
+      if (tid + j * kThreads < c0) hist_vec<W>(sm, xs[j]);
+#if !DSV4_FAULT_TOPK_STAGE_NO_SAMPLE_BARRIER  // planted: the guess reads a histogram still being built
+    __syncthreads();
+#endif
+    tl_mark(a, kTlSampled);
+    g = kBins;  // the sample is the whole row: nothing to stage
+    if (c0 < w.nvec) {
+      int above = 0;
+      find_threshold<kTop>(sm.hist, stage_guess_target(a.K, c0, w.nvec), sm, &g, &above);
+    }
+    tl_mark(a, kTlGuessed);
+    if (g >= kBins) return;
+    partial = true;
+    const float lb = guess_lb<W>();
+#pragma unroll
+    for (int j = 0; j < kSampleVpt; ++j)
+      if (tid + j * kThreads < c0) push(sm, (tid + j * kThreads) * 4 - w.head, xs[j], filter_mask(xs[j], lb));
+    tl_mark(a, kTlRestaged);
+    filter_and_stage(sm, part(c0, 0x7FFFFFFF), lb);
+  }
+
   // kStageFilter: stages every lane of `src` with !(x < lb) -- bin >= g, and NaN (counted in the
   // top bin); -0.0 too when lb = +0.0, a superset the histogram and the classification sort out
   // (stage_filter_pass) -- by one stage-count atomic per vector with staged lanes. Bins nothing.
   // (A walk of the whole vectors without StreamSrc's window test measured 3-10 % slower on the
   // H200: docs/performance.md, fourteenth pass.)
   SIMT_DEVICE void filter_and_stage(Smem& sm, const StreamSrc<1>& src, float lb) {
-    src.each_vec([&](int p, const float (&x)[4]) {
-      unsigned m = 0;
-#pragma unroll
-      for (int c = 0; c < 4; ++c) m |= (stage_filter_pass(x[c], lb) ? 1u : 0u) << c;
-      push(sm, p, x, m);
-    });
+    src.each_vec([&](int p, const float (&x)[4]) { push(sm, p, x, filter_mask(x, lb)); });
   }
 
   // The lanes `m` of the vector at position p onto the stage: popc(m) slots by one atomic, then

@@ -44,6 +44,7 @@ LIMIT_MIB=50
 log() { echo "== make_bundle: $*"; }
 
 if [ "$DO_BUILD" = 1 ]; then
+  mkdir -p "$REPO/build"  # a fresh clone has no build/ for the configure log
   # CMake 3.25 does not know nvcc's C++20 flag (the top-level CMakeLists.txt asks for CUDA 20):
   # tell it, harmless on newer CMake.
   log "configure $BUILD"

@@ -289,7 +289,8 @@ TEST(TopkV2Contract, RaggedRejectsClusterPathsAndRowStartsAbsentEqualsZero) {
 
 // Dispatch (§5.2, host, from B and L only): main-kernel launches whose grid is at most one CTA per
 // SM take the 1-CTA/SM instantiation (Decision::wide, DSV4_TOPK_SMALL_GRID_WIDE); the one-read
-// Streaming stage rides only on forced Streaming or rows longer than 1.25 x Register4. The CPU
+// Streaming stage rides only on forced Streaming or rows longer than DSV4_TOPK_STAGE_FROM_PCT % of
+// Register4 (100: every row longer than Register4), never on a row Register4 holds. The CPU
 // backend's virtual device reports the SM count it is configured with.
 TEST(TopkV2Dispatch, SmallGridsTakeTheOneCtaPerSmKernelAndLongRowsTheStage) {
   Cfg cfg;
@@ -312,10 +313,10 @@ TEST(TopkV2Dispatch, SmallGridsTakeTheOneCtaPerSmKernelAndLongRowsTheStage) {
   const t::Decision auto_pool = t::decide(pool, 4, pool.floor(4) + 1LL, false);
   EXPECT_EQ(auto_pool.kernel, DSV4_PATH_POOL);
   EXPECT_FALSE(auto_pool.wide);
-  const long long from = DSV4_TOPK_STAGE_FROM_PCT * static_cast<long long>(s.r4) / 100;  // 1.25 x Register4
+  const long long from = DSV4_TOPK_STAGE_FROM_PCT * static_cast<long long>(s.r4) / 100;
   EXPECT_FALSE(t::decide(s, 1, from, false).stage);
   EXPECT_TRUE(t::decide(s, 1, from + 1, false).stage);
-  EXPECT_FALSE(t::decide(s, 1, s.r4 + 1, false).stage);
+  EXPECT_FALSE(t::decide(s, 1, s.r4, false).stage);
 }
 
 // The sm_90 cluster floors (§5.4 tunable F(B)): rows longer than Register4 go to the clusters at
