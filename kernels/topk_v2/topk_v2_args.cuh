@@ -35,7 +35,9 @@ struct Args {
   int floor = 0;                 // F(B): elected-rank streaming limit of small-batch clusters
   int force = 0;                 // dsv4_path forced (0 = auto)
   int early_read = 0;
-  int stage = 0;                 // launched with kStageBytes dynamic shared memory (StagedSrc)
+  int stage = 0;                 // main kernel: the Streaming stage's capacity in elements (StagedSrc,
+                                 // stage_slots x kThreads; launched with 8 bytes each of dynamic
+                                 // shared memory), 0 = none; Cluster-4 / -2: 1 = rank shares in smem
   StatusBlock* status = nullptr;
   int* row_paths = nullptr;
 #if DSV4_TOPK_TIMELINE

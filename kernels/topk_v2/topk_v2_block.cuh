@@ -19,7 +19,7 @@ struct Smem {
   int sel_cnt, tie_cnt, eq_taken;
   int base_sel, base_tie, flag;
   int sub_cnt;                  // rank_staged: staged candidates of the pivot digit
-  int stage_cnt;                // StagedSrc: elements offered to the stage (may exceed kStageCap)
+  int stage_cnt;                // StagedSrc: elements offered to the stage (may exceed its capacity)
   int bcast[3];                 // cluster: rank 0's threshold (t, above, hist[t]) for every rank
 };
 

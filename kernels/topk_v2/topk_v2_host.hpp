@@ -40,7 +40,7 @@ struct Decision {
                        // pool-aware main)
   int pool_clusters = 0;
   int floor = 0;
-  bool stage = false;  // the main kernel carries the Streaming stage (kStageBytes dynamic smem);
+  bool stage = false;  // the main kernel carries the Streaming stage (stage_slots, dynamic smem);
                        // Cluster-4 / -2: rank shares in kClusterRowBytes (DSV4_TOPK_CLUSTER_SMEM)
   bool wide = false;   // the main kernel in its 1-CTA/SM instantiation: B <= SMs, no pool; the
                        // 8-wide cluster kernel in its (DSV4_TOPK_C8_WIDE): B <= Sizing::P1

@@ -39,7 +39,7 @@ SIMT_DEVICE int single_path(const Args& a, const RowWin& w, bool allow_r4) {
   return DSV4_PATH_STREAMING;
 }
 
-// Streaming reads the row once (StagedSrc) when the launch carries the stage (a.stage: kStageBytes
+// Streaming reads the row once (StagedSrc) when the launch carries the stage (a.stage: its capacity
 // of dynamic shared memory; only kernels instantiated with kStage may), else twice. kLean: the
 // launch's dynamic buffer holds Register4 rows (SmemSrc, lean classification) instead of registers.
 template <bool kStage, bool kLean = false>
@@ -63,7 +63,7 @@ SIMT_DEVICE void run_single(const Args& a, int b, const RowWin& w, int path, Sme
     select_row<1, kBitsSingle>(a, b, w, s, sm, tm);
   } else if (kStage && a.stage) {
     SIMT_DYN_SHARED(int, stage);
-    StagedSrc s{w, reinterpret_cast<float*>(stage), stage + kStageCap};
+    StagedSrc s{w, reinterpret_cast<float*>(stage), stage + a.stage, a.stage};
     select_row<1, kBitsSingle>(a, b, w, s, sm, tm);
   } else {
     StreamSrc<1> s{w};
@@ -125,7 +125,7 @@ SIMT_DEVICE bool owned_by_pool(const Args& a, int b, int n) {
   return false;
 }
 
-// kStage: launched with the Streaming stage (a.stage = 1, kStageBytes of dynamic shared memory);
+// kStage: launched with the Streaming stage (a.stage = its capacity, 8 bytes of dynamic shared memory each);
 // a separate instantiation so that launches without it keep the smaller kernel. kMinBlocks: the
 // launch bounds' CTAs/SM (1 for grids of at most one CTA per SM, Decision::wide). kLean: launched
 // with kLeanBytes of dynamic shared memory holding Register4 rows (Decision::lean).

@@ -23,12 +23,16 @@ constexpr int kRegister2Max = kThreads * 2 * 4;
 constexpr int kRegister4Max = kThreads * 4 * 4;
 constexpr int kChunkVecs = 128;  // cluster rank interleave: 128 vectors per chunk
 // Single-CTA streaming reads the row once (topk_v2_staged.cuh): a sample of kSampleVecs vectors
-// guesses a bin g, the rest stages its elements of bin >= g in kStageCap dynamic shared-memory
-// slots (value, position): 8 per thread, 64 KB at 1024 threads.
+// guesses a bin g, the rest stages its elements of bin >= g in dynamic shared-memory slots
+// (value, position): stage_slots(K, L) per thread, 4 to 8 (32 to 64 KB at 1024 threads).
 // The main kernel carries the stage when forced to Streaming or for long rows (use_stage in
-// topk_v2_launch.cu): it costs L1, where the 32-register kernels spill.
-#ifndef DSV4_TOPK_STAGE_SLOTS  // stage slots per thread (8: 64 KB at 1024 threads)
+// topk_v2_dispatch.cu): it costs L1, where the 32-register kernels spill.
+#ifndef DSV4_TOPK_STAGE_SLOTS  // stage slots per thread at most (8: 64 KB at 1024 threads)
 #define DSV4_TOPK_STAGE_SLOTS 8
+#endif
+// ... and at least (stage_slots picks per launch; = DSV4_TOPK_STAGE_SLOTS: the fixed 64 KB stage)
+#ifndef DSV4_TOPK_STAGE_SLOTS_MIN
+#define DSV4_TOPK_STAGE_SLOTS_MIN 4
 #endif
 // Guess target (stage_guess_target): the expected sample count of the K-th element plus a
 // Poisson margin of DSV4_TOPK_STAGE_MARGIN_SIGMA standard deviations, so that a guess too high (a
@@ -97,8 +101,7 @@ constexpr bool kPairBins = DSV4_TOPK_PAIR_BINS != 0;
 #endif
 constexpr int kSampleVpt = DSV4_TOPK_SAMPLE_VPT;
 constexpr int kSampleVecs = kSampleVpt * kThreads;
-constexpr int kStageCap = DSV4_TOPK_STAGE_SLOTS * kThreads;
-constexpr int kStageBytes = kStageCap * 8;
+constexpr int kStageCap = DSV4_TOPK_STAGE_SLOTS * kThreads;  // the largest stage (stage_slots)
 constexpr int kStageTargetPct = DSV4_TOPK_STAGE_TARGET_PCT;
 constexpr float kStageMarginSigma = DSV4_TOPK_STAGE_MARGIN_SIGMA;
 // Staged threshold bins of at most this many candidates are ranked all-pairs (one thread per
@@ -256,6 +259,24 @@ SIMT_HD int stage_guess_target(int K, int c0, int nvec) {
                      (100.0f * static_cast<float>(nvec));
   const float t = ceilf(base + kStageMarginSigma * sqrtf(base));
   return t > 1.0f ? static_cast<int>(t) : 1;
+}
+// The stage's slots per thread for a launch of K and rows of at most L elements (host; the stage
+// takes slots x threads x 8 bytes of dynamic shared memory): the fewest of DSV4_TOPK_STAGE_SLOTS_MIN,
+// +2, ... up to DSV4_TOPK_STAGE_SLOTS that holds a normal row's staged elements with margin. A
+// normal row stages about T x nvec / c0 elements (T = stage_guess_target, the sample's count above
+// the guess bin's bound, extrapolated to the row) with a Poisson deviation of sqrt(T) x nvec / c0;
+// the capacity covers DSV4_TOPK_STAGE_MARGIN_SIGMA of them. A smaller stage leaves more of the
+// SM's 256 KB to L1, where the 32-register kernels spill (H200 A/B, fifteenth performance pass:
+// this rule against the fixed 8 slots -2..-4 % on the B = 512 staged rows; 4 slots at L = 131072
+// K = 2048, where this rule takes 6, overflowed on many rows: 143 vs 102 us). A row that stages
+// more (ties, skewed values) overflows and is counted again: exact, slower (StagedSrc::settle).
+SIMT_HD int stage_slots(int K, int L, int threads = kThreads) {
+  const int nvec = L > 4 ? (L + 3) / 4 : 1, sample = kSampleVpt * threads, c0 = nvec < sample ? nvec : sample;
+  const float t = static_cast<float>(stage_guess_target(K, c0, nvec));
+  const float need = (t + kStageMarginSigma * sqrtf(t)) * static_cast<float>(nvec) / static_cast<float>(c0);
+  int s = DSV4_TOPK_STAGE_SLOTS_MIN;
+  while (s < DSV4_TOPK_STAGE_SLOTS && need > static_cast<float>(s * threads)) s += 2;
+  return s < DSV4_TOPK_STAGE_SLOTS ? s : DSV4_TOPK_STAGE_SLOTS;
 }
 // The threshold search (find_threshold, topk_v2_threshold.cuh): 1 = the bin count a compile-time
 // constant and a thread's bins read once into registers (16-byte loads: one at the GPU's 4 bins a

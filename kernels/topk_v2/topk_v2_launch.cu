@@ -191,13 +191,13 @@ auto main_kernel(bool wide) {
 // its 1-CTA/SM instantiation when d.wide.
 simt::rt::error_t launch_main_r4(Args a, const Decision& d, void* stream) {
   simt::rt::LaunchConfig c = base_config(a.B, 1, stream);
-  a.stage = d.stage ? 1 : 0;
+  a.stage = d.stage ? stage_slots(a.K, a.L) * kThreads : 0;
   if (d.lean) {
     c.dynamic_smem = kLeanBytes;
     return simt::rt::launch(c, main_kernel<true, false, true>(d.wide), a);
   }
   if (!d.stage) return simt::rt::launch(c, main_kernel<true, false>(d.wide), a);
-  c.dynamic_smem = kStageBytes;
+  c.dynamic_smem = static_cast<size_t>(a.stage) * 8;
   return simt::rt::launch(c, main_kernel<true, true>(d.wide), a);
 }
 

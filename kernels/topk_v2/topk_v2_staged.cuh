@@ -27,8 +27,9 @@ struct StagedSrc {
   static constexpr bool kStaged = true;
   static constexpr bool kKeyClassified = DSV4_TOPK_KEY_CLASSIFY == 2;  // select_row step 3
   RowWin w;
-  float* sval;  // kStageCap values and positions in dynamic shared memory
+  float* sval;  // cap values and positions in dynamic shared memory
   int* spos;
+  int cap;      // the stage's capacity (Args::stage, stage_slots x kThreads)
   int c0 = 0;   // sample: vectors [0, c0)
   int g = 0;    // guess bin
   int cnt = -1; // staged elements when the stage is used, -1: stream the whole row
@@ -136,13 +137,13 @@ struct StagedSrc {
   }
 
   // The lanes `m` of the vector at position p onto the stage: popc(m) slots by one atomic, then
-  // the set lanes one by one (those past kStageCap only counted).
+  // the set lanes one by one (those past cap only counted).
   SIMT_DEVICE void push(Smem& sm, int p, const float (&x)[4], unsigned m) {
     if (m == 0u) return;
     int i = atomicAdd(&sm.stage_cnt, __popc(m));
     do {
       const int c = __ffs(m) - 1;  // (selects: a register array is not indexed at run time)
-      if (i < kStageCap) {
+      if (i < cap) {
         sval[i] = c == 0 ? x[0] : c == 1 ? x[1] : c == 2 ? x[2] : x[3];
         spos[i] = p + c;
       }
@@ -159,12 +160,12 @@ struct StagedSrc {
     if (!partial) return;
     const int n = sm.stage_cnt;
 #if !DSV4_FAULT_TOPK_STAGE_OVERFLOW_NO_RECOUNT  // planted: the stored part of an overflowed stage counted
-    if (n > kStageCap) {
+    if (n > cap) {
       recount<W>(sm);
       return;
     }
 #endif
-    const int p0 = c0 * 4 - w.head, m = n < kStageCap ? n : kStageCap;
+    const int p0 = c0 * 4 - w.head, m = n < cap ? n : cap;
     for (int i = threadIdx.x; i < m; i += kThreads)
       if (spos[i] >= p0) atomicAdd(&sm.hist[coarse_bin(sval[i], W)], 1);
     __syncthreads();
@@ -209,7 +210,7 @@ struct StagedSrc {
     const auto offer = [&](int pos, float x, int bin) {
       if (staged(bin)) {
         const int i = atomicAdd(&sm.stage_cnt, 1);
-        if (i < kStageCap) {
+        if (i < cap) {
           sval[i] = x;
           spos[i] = pos;
         }
@@ -243,10 +244,10 @@ struct StagedSrc {
   SIMT_DEVICE void decide(const Smem& sm, int t) {
     const int n = sm.stage_cnt;
 #if DSV4_FAULT_TOPK_STAGE_NO_FALLBACK  // planted: the stage is used even when incomplete
-    cnt = n < kStageCap ? n : kStageCap;
+    cnt = n < cap ? n : cap;
     (void)t;
 #else
-    cnt = (t >= 0 && t >= g && n <= kStageCap) ? n : -1;
+    cnt = (t >= 0 && t >= g && n <= cap) ? n : -1;
 #endif
   }
 

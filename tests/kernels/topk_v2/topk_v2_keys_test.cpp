@@ -162,9 +162,10 @@ TEST(TopkV2Keys, SpecLandmarks) {
 }
 
 // The one-read Streaming guess (topk_v2_staged.cuh, hist_pass/decide) at production sizes (1024
-// threads: a sample of kSampleVpt x 1024 vectors, 8192 stage slots) on normal rows: the whole-row
-// fallback (t < g, or the stage overflows) must not happen, or the stage reads rows twice after all
-// -- and in a B = 512 launch one such row delays the whole launch. The guess target is the kernel's
+// threads: a sample of kSampleVpt x 1024 vectors, stage_slots(K, L) x 1024 stage slots) on normal
+// rows: the whole-row fallback (t < g, or the stage overflows) must not happen, or the stage reads
+// rows twice after all -- and in a B = 512 launch one such row delays the whole launch. (With 4
+// slots at every size, -DDSV4_TOPK_STAGE_SLOTS=4, the L = 131072 K = 2048 rows overflow.) The guess target is the kernel's
 // own stage_guess_target; the rest of the rule (highest bin whose sample suffix reaches the target,
 // elements past the sample with bin >= g staged) is restated here. With the earlier rule (150 % of
 // K, no margin) about 1 normal row in 500-1500 at L = 131072, K = 512 falls back, too rare for
@@ -172,7 +173,7 @@ TEST(TopkV2Keys, SpecLandmarks) {
 // DSV4_TOPK_STAGE_MARGIN_SIGMA=0) 19 of them fall back at the 1-vector sample (9 at 2) and the test
 // fails; docs/performance.md quotes the rates.
 TEST(TopkV2Keys, StageGuessDoesNotFallBackOnNormalRows) {
-  constexpr int kSample = topk::kSampleVpt * 1024 * 4, kCap = DSV4_TOPK_STAGE_SLOTS * 1024, kBins = 4096, kTop = kBins - 1;
+  constexpr int kSample = topk::kSampleVpt * 1024 * 4, kBins = 4096, kTop = kBins - 1;
   std::mt19937 g(2026);
   std::normal_distribution<float> nd;
   int fallbacks = 0;
@@ -192,15 +193,36 @@ TEST(TopkV2Keys, StageGuessDoesNotFallBackOnNormalRows) {
         };
         const int gb = threshold(0, kSample, topk::stage_guess_target(K, kSample / 4, L / 4));
         const int t = threshold(0, L, K);
-        long long staged = 0;
-        for (int i = kSample; i < L; ++i) staged += bin[size_t(i)] >= gb && bin[size_t(i)] < kTop;
-        if (t < gb || staged > kCap) {
+        const long long cap = static_cast<long long>(topk::stage_slots(K, L, 1024)) * 1024;
+        long long staged = 0;  // the sample's own elements of bin >= g too (kStageSample)
+        for (int i = topk::kStageSample ? 0 : kSample; i < L; ++i) staged += bin[size_t(i)] >= gb && bin[size_t(i)] < kTop;
+        if (t < gb || staged > cap) {
           ++fallbacks;
           where += " (L " + std::to_string(L) + ", K " + std::to_string(K) + ", row " + std::to_string(r) +
-                   (staged > kCap ? ": overflow)" : ": guess above the threshold bin)");
+                   (staged > cap ? ": overflow)" : ": guess above the threshold bin)");
         }
       }
   EXPECT_EQ(fallbacks, 0) << "rows that would read the row twice:" << where;
+}
+
+// stage_slots (topk_v2_keys.cuh), the stage's capacity per launch at production sizes: 4 slots a
+// thread wherever a normal row's staged elements fit with their margin, more only for the long
+// rows of a large K (the H200 A/B: 4 slots overflowed at L = 131072, K = 2048), never more than
+// DSV4_TOPK_STAGE_SLOTS, never fewer than DSV4_TOPK_STAGE_SLOTS_MIN.
+TEST(TopkV2Keys, StageSlotsGrowOnlyWhereANormalRowStagesMore) {
+  if (DSV4_TOPK_STAGE_SLOTS_MIN != 4 || DSV4_TOPK_STAGE_SLOTS != 8) GTEST_SKIP() << "A/B build with other slot bounds";
+  for (int K : {1, 512, 2048})
+    for (int L : {1, 4096, 16384, 20480, 32768, 65536}) EXPECT_EQ(topk::stage_slots(K, L, 1024), 4) << K << " " << L;
+  EXPECT_EQ(topk::stage_slots(512, 131072, 1024), 4);
+  EXPECT_EQ(topk::stage_slots(2048, 131072, 1024), 6);
+  EXPECT_EQ(topk::stage_slots(2048, 262144, 1024), 8);
+  EXPECT_EQ(topk::stage_slots(2048, 1 << 30, 1024), 8);
+  int prev = 0;
+  for (int L = 1024; L <= (1 << 24); L *= 2) {  // monotone in L
+    const int s = topk::stage_slots(2048, L, 1024);
+    EXPECT_GE(s, prev) << L;
+    prev = s;
+  }
 }
 
 namespace {
