@@ -47,23 +47,14 @@ struct StagedSrc {
   // threads call it; ends without a barrier.
   template <int W>
   SIMT_DEVICE void hist_pass(Smem& sm, const Args& a) {
-    constexpr int kBins = 1 << W, kTop = kBins - 1;
+    constexpr int kBins = 1 << W;
     c0 = w.nvec < kSampleVecs ? w.nvec : kSampleVecs;
     if constexpr (kStageFilter && kStageSample && kSampleKeep > 0) {
       keep_pass<W>(sm, a);
       return;
     }
     part(0, c0).each_vec([&](int, const float (&x)[4]) { hist_vec<W>(sm, x); });
-#if !DSV4_FAULT_TOPK_STAGE_NO_SAMPLE_BARRIER  // planted: the guess reads a histogram still being built
-    __syncthreads();
-#endif
-    tl_mark(a, kTlSampled);
-    g = kBins;  // the sample is the whole row: nothing to stage
-    if (c0 < w.nvec) {
-      int above = 0;
-      find_threshold<kTop>(sm.hist, stage_guess_target(a.K, c0, w.nvec), sm, &g, &above);
-    }
-    tl_mark(a, kTlGuessed);
+    guess<W>(sm, a);
     if (kStageFilter) {
       if (g >= kBins) return;
       partial = true;
@@ -76,6 +67,23 @@ struct StagedSrc {
     if (kStageSample && g < kBins) bin_and_stage<W, false>(sm, part(0, c0));  // re-read, L2-hot
     tl_mark(a, kTlRestaged);
     bin_and_stage<W, true>(sm, part(c0, 0x7FFFFFFF));
+  }
+
+  // After the sample's histogram (all threads): the barrier, then the guess bin g -- the highest
+  // bin whose sample suffix reaches stage_guess_target; 1 << W (nothing to stage) when the sample
+  // is the whole row.
+  template <int W>
+  SIMT_DEVICE void guess(Smem& sm, const Args& a) {
+#if !DSV4_FAULT_TOPK_STAGE_NO_SAMPLE_BARRIER  // planted: the guess reads a histogram still being built
+    __syncthreads();
+#endif
+    tl_mark(a, kTlSampled);
+    g = 1 << W;
+    if (c0 < w.nvec) {
+      int above = 0;
+      find_threshold<(1 << W) - 1>(sm.hist, stage_guess_target(a.K, c0, w.nvec), sm, &g, &above);
+    }
+    tl_mark(a, kTlGuessed);
   }
 
   // kStageFilter's bound: LB_W(g), the guess bin's lower bound.
@@ -98,7 +106,6 @@ struct StagedSrc {
   // the registers they were loaded into instead of read again.
   template <int W>
   SIMT_DEVICE void keep_pass(Smem& sm, const Args& a) {
-    constexpr int kBins = 1 << W, kTop = kBins - 1;
     const int tid = static_cast<int>(threadIdx.x);
     float xs[kSampleVpt][4];
 #pragma unroll
@@ -107,17 +114,8 @@ struct StagedSrc {
 #pragma unroll
     for (int j = 0; j < kSampleVpt; ++j)
       if (tid + j * kThreads < c0) hist_vec<W>(sm, xs[j]);
-#if !DSV4_FAULT_TOPK_STAGE_NO_SAMPLE_BARRIER  // planted: the guess reads a histogram still being built
-    __syncthreads();
-#endif
-    tl_mark(a, kTlSampled);
-    g = kBins;  // the sample is the whole row: nothing to stage
-    if (c0 < w.nvec) {
-      int above = 0;
-      find_threshold<kTop>(sm.hist, stage_guess_target(a.K, c0, w.nvec), sm, &g, &above);
-    }
-    tl_mark(a, kTlGuessed);
-    if (g >= kBins) return;
+    guess<W>(sm, a);
+    if (g >= (1 << W)) return;
     partial = true;
     const float lb = guess_lb<W>();
 #pragma unroll
