@@ -101,7 +101,6 @@ constexpr bool kPairBins = DSV4_TOPK_PAIR_BINS != 0;
 #endif
 constexpr int kSampleVpt = DSV4_TOPK_SAMPLE_VPT;
 constexpr int kSampleVecs = kSampleVpt * kThreads;
-constexpr int kStageCap = DSV4_TOPK_STAGE_SLOTS * kThreads;  // the largest stage (stage_slots)
 constexpr int kStageTargetPct = DSV4_TOPK_STAGE_TARGET_PCT;
 constexpr float kStageMarginSigma = DSV4_TOPK_STAGE_MARGIN_SIGMA;
 // Staged threshold bins of at most this many candidates are ranked all-pairs (one thread per
