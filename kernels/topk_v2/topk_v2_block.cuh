@@ -171,9 +171,10 @@ struct SmemSrc {
   }
 };
 
-// Streaming row: every pass re-reads global memory, kStreamBatch vectors in flight per thread.
-// NR = 1 may be restricted to the vectors [vb, ve) (the staged source's sample and rest).
-template <int NR>
+// Streaming row: every pass re-reads global memory, U vectors in flight per thread (kStreamBatch;
+// kStreamBatch2Cta in the main kernel's 32-register instantiations). NR = 1 may be restricted to
+// the vectors [vb, ve) (the staged source's sample and rest).
+template <int NR, int U = kStreamBatch>
 struct StreamSrc {
   static constexpr bool kKeyClassified = DSV4_TOPK_KEY_CLASSIFY >= 1;  // select_row step 3
   RowWin w;
@@ -183,9 +184,8 @@ struct StreamSrc {
   SIMT_DEVICE void each(F&& f) const { each_vec(lanes_of(f)); }
   template <class F>
   SIMT_DEVICE void each_vec(F&& f) const {
-    // kStreamBatch loads in flight per thread, then their lanes (vec_of is increasing in q, so
-    // the first vector past the end ends the walk).
-    constexpr int U = kStreamBatch;
+    // U loads in flight per thread, then their lanes (vec_of is increasing in q, so the first
+    // vector past the end ends the walk).
     const int end = ve < w.nvec ? ve : w.nvec;
     for (int q = vb + static_cast<int>(threadIdx.x);; q += U * kThreads) {
       float cur[U][4];

@@ -42,7 +42,8 @@ SIMT_DEVICE int single_path(const Args& a, const RowWin& w, bool allow_r4) {
 // Streaming reads the row once (StagedSrc) when the launch carries the stage (a.stage: its capacity
 // of dynamic shared memory; only kernels instantiated with kStage may), else twice. kLean: the
 // launch's dynamic buffer holds Register4 rows (SmemSrc, lean classification) instead of registers.
-template <bool kStage, bool kLean = false>
+// kBatch: the streamed rows' loads in flight per thread (StreamSrc's U).
+template <bool kStage, bool kLean = false, int kBatch = kStreamBatch>
 SIMT_DEVICE void run_single(const Args& a, int b, const RowWin& w, int path, Smem& sm) {
   Team<1> tm;
   if (kLean && path == DSV4_PATH_REGISTER4) {
@@ -63,10 +64,10 @@ SIMT_DEVICE void run_single(const Args& a, int b, const RowWin& w, int path, Sme
     select_row<1, kBitsSingle>(a, b, w, s, sm, tm);
   } else if (kStage && a.stage) {
     SIMT_DYN_SHARED(int, stage);
-    StagedSrc s{w, reinterpret_cast<float*>(stage), stage + a.stage, a.stage};
+    StagedSrc<kBatch> s{w, reinterpret_cast<float*>(stage), stage + a.stage, a.stage};
     select_row<1, kBitsSingle>(a, b, w, s, sm, tm);
   } else {
-    StreamSrc<1> s{w};
+    StreamSrc<1, kBatch> s{w};
     select_row<1, kBitsSingle>(a, b, w, s, sm, tm);
   }
   report_path(a, b, path);
@@ -128,9 +129,12 @@ SIMT_DEVICE bool owned_by_pool(const Args& a, int b, int n) {
 // kStage: launched with the Streaming stage (a.stage = its capacity, 8 bytes of dynamic shared memory each);
 // a separate instantiation so that launches without it keep the smaller kernel. kMinBlocks: the
 // launch bounds' CTAs/SM (1 for grids of at most one CTA per SM, Decision::wide). kLean: launched
-// with kLeanBytes of dynamic shared memory holding Register4 rows (Decision::lean).
+// with kLeanBytes of dynamic shared memory holding Register4 rows (Decision::lean). Streamed rows
+// load kStreamBatch2Cta vectors a thread at a time in the 2-CTA/SM instantiations, kStreamBatch
+// in the 1-CTA/SM ones.
 template <bool kR4, bool kStage, int kMinBlocks = DSV4_TOPK_MAIN_MIN_BLOCKS, bool kLean = false>
 SIMT_KERNEL void SIMT_LAUNCH_BOUNDS(kThreads, kMinBlocks) topk_main_kernel(Args a) {
+  constexpr int kMainBatch = kMinBlocks >= 2 ? kStreamBatch2Cta : kStreamBatch;  // 32 registers: 1
   SIMT_SHARED(Smem, sm, );
   const int b = blockIdx.x;
   tl_mark(a, kTlEntry);
@@ -144,11 +148,11 @@ SIMT_KERNEL void SIMT_LAUNCH_BOUNDS(kThreads, kMinBlocks) topk_main_kernel(Args 
   RowWin w;
   if (finish_simple_row(a, b, n, &w)) return;
   if (DSV4_TOPK_ABLATE == 1) return;
-  run_single<kStage, kLean>(a, b, w, single_path(a, w, kR4), sm);
+  run_single<kStage, kLean, kMainBatch>(a, b, w, single_path(a, w, kR4), sm);
   if (DSV4_TOPK_TWICE) {
     __syncthreads();
     tl_mark(a, kTlLen);
-    run_single<kStage, kLean>(a, b, w, single_path(a, w, kR4), sm);
+    run_single<kStage, kLean, kMainBatch>(a, b, w, single_path(a, w, kR4), sm);
   }
 }
 

@@ -193,6 +193,17 @@ enum TlPoint : int {
 #endif
 constexpr int kStreamBatch = DSV4_TOPK_STREAM_BATCH;
 static_assert(kStreamBatch >= 1 && kStreamBatch <= 8, "stream batch 1..8");
+// ... in the main kernel's 32-register instantiations (DSV4_TOPK_MAIN_MIN_BLOCKS >= 2 CTAs/SM:
+// Streaming rows, the one-read stage's rest included): 1. There a batch of 2 holds four more
+// registers across the loop in a kernel that spills; H200 A/B (docs/performance.md, sixteenth
+// pass): B = 512 staged rows -3.4..-8.7 % (L = 32768 k = 512 34.8 -> 33.5 us, L = 65536 k = 512
+// 54.3 -> 49.6), while the 64-register kernels (wide main, clusters) keep DSV4_TOPK_STREAM_BATCH
+// (1 there: B = 64 L = 131072 Cluster-2 rows +4 %).
+#ifndef DSV4_TOPK_STREAM_BATCH_2CTA
+#define DSV4_TOPK_STREAM_BATCH_2CTA 1
+#endif
+constexpr int kStreamBatch2Cta = DSV4_TOPK_STREAM_BATCH_2CTA;
+static_assert(kStreamBatch2Cta >= 1 && kStreamBatch2Cta <= 8, "stream batch 1..8");
 // CTAs/SM of the main kernel's launch bounds (spec: 2). 1 lifts the 32-register cap (no spills of
 // the Register4 row) at half the resident rows; scripts/gpu/topk_v2_gpu.sh times both.
 #ifndef DSV4_TOPK_MAIN_MIN_BLOCKS

@@ -23,6 +23,7 @@
 
 namespace dsv4::ours::topk {
 
+template <int kBatch = kStreamBatch>  // the rest's loads in flight per thread (StreamSrc's U)
 struct StagedSrc {
   static constexpr bool kStaged = true;
   static constexpr bool kKeyClassified = DSV4_TOPK_KEY_CLASSIFY == 2;  // select_row step 3
@@ -35,8 +36,8 @@ struct StagedSrc {
   int cnt = -1; // staged elements when the stage is used, -1: stream the whole row
   bool partial = false;  // kStageFilter: the histogram holds only the rest's bins >= g
 
-  SIMT_DEVICE StreamSrc<1> part(int vb, int ve) const {
-    StreamSrc<1> s{w};
+  SIMT_DEVICE StreamSrc<1, kBatch> part(int vb, int ve) const {
+    StreamSrc<1, kBatch> s{w};
     s.vb = vb;
     s.ve = ve;
     return s;
@@ -130,7 +131,7 @@ struct StagedSrc {
   // (stage_filter_pass) -- by one stage-count atomic per vector with staged lanes. Bins nothing.
   // (A walk of the whole vectors without StreamSrc's window test measured 3-10 % slower on the
   // H200: docs/performance.md, fourteenth pass.)
-  SIMT_DEVICE void filter_and_stage(Smem& sm, const StreamSrc<1>& src, float lb) {
+  SIMT_DEVICE void filter_and_stage(Smem& sm, const StreamSrc<1, kBatch>& src, float lb) {
     src.each_vec([&](int p, const float (&x)[4]) { push(sm, p, x, filter_mask(x, lb)); });
   }
 
@@ -195,7 +196,7 @@ struct StagedSrc {
 
   // Bins every lane of `src` (kCount: into the histogram too) and stages those of bin >= g.
   template <int W, bool kCount>
-  SIMT_DEVICE void bin_and_stage(Smem& sm, const StreamSrc<1>& src) {
+  SIMT_DEVICE void bin_and_stage(Smem& sm, const StreamSrc<1, kBatch>& src) {
     constexpr int kTop = (1 << W) - 1;
     const int gg = g;
     const auto staged = [gg](int bin) {
