@@ -18,6 +18,11 @@
 //   SIMT_CLOCK64()              clock64() (SM cycles; timing instruments only, host: steady clock)
 //   SIMT_LOAD_L2ONLY(p)         __ldcg(p): a global load cached in L2 only, not L1 (host: *p)
 //   SIMT_LOAD_STREAM(p)         __ldcs(p): a global load marked evict-first (host: *p)
+//   SIMT_CP_ASYNC16(d, s)       cp.async.cg of 16 bytes, global s -> shared d, both 16-byte
+//                               aligned (host: the copy, at once)
+//   SIMT_CP_ASYNC_COMMIT()      cp.async.commit_group (host: nothing)
+//   SIMT_CP_ASYNC_WAIT(n)       cp.async.wait_group n, n a constant: at most n of this thread's
+//                               groups still pending (host: nothing)
 //   simt_cg::                   cooperative_groups (this_thread_block, this_cluster: sync,
 //                               barrier_arrive, barrier_wait, map_shared_rank, block_rank,
 //                               num_blocks, dim_blocks)
@@ -55,6 +60,11 @@
 #define SIMT_CLOCK64() clock64()
 #define SIMT_LOAD_L2ONLY(p) __ldcg(p)
 #define SIMT_LOAD_STREAM(p) __ldcs(p)
+#define SIMT_CP_ASYNC16(d, s)                                                                     \
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(                                 \
+                   static_cast<unsigned>(__cvta_generic_to_shared(d))), "l"(s) : "memory")
+#define SIMT_CP_ASYNC_COMMIT() asm volatile("cp.async.commit_group;" ::: "memory")
+#define SIMT_CP_ASYNC_WAIT(n) asm volatile("cp.async.wait_group %0;" ::"n"(n) : "memory")
 #define SIMT_IS_HOST_EMULATION 0
 
 namespace simt_cg = cooperative_groups;

@@ -36,6 +36,9 @@
 #ifndef DSV4_FAULT_TOPK_STAGE_OVERFLOW_NO_RECOUNT  // one-read Streaming: an overflowed stage's
 #define DSV4_FAULT_TOPK_STAGE_OVERFLOW_NO_RECOUNT 0  // stored part counted as the histogram's rest
 #endif
+#ifndef DSV4_FAULT_TOPK_RING_STALE_SLOT  // one-read Streaming, rest ring (DSV4_TOPK_REST_ASYNC):
+#define DSV4_FAULT_TOPK_RING_STALE_SLOT 0    // the next slot read instead of the vector's own
+#endif
 #ifndef DSV4_FAULT_TOPK_STAGE_NO_SAMPLE_BARRIER  // one-read Streaming: no barrier before the guess
 #define DSV4_FAULT_TOPK_STAGE_NO_SAMPLE_BARRIER 0
 #endif

@@ -38,6 +38,8 @@ struct Args {
   int stage = 0;                 // main kernel: the Streaming stage's capacity in elements (StagedSrc,
                                  // stage_slots x kThreads; launched with 8 bytes each of dynamic
                                  // shared memory), 0 = none; Cluster-4 / -2: 1 = rank shares in smem
+  int ring = 0;                  // StagedSrc: slots a thread of the rest's cp.async ring, after the
+                                 // stage in dynamic shared memory (16 bytes each); 0 = none
   StatusBlock* status = nullptr;
   int* row_paths = nullptr;
 #if DSV4_TOPK_TIMELINE

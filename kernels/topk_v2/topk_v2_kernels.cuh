@@ -65,6 +65,7 @@ SIMT_DEVICE void run_single(const Args& a, int b, const RowWin& w, int path, Sme
   } else if (kStage && a.stage) {
     SIMT_DYN_SHARED(int, stage);
     StagedSrc<kBatch> s{w, reinterpret_cast<float*>(stage), stage + a.stage, a.stage};
+    if (kRestAsync > 0 && a.ring > 0) s.ring = reinterpret_cast<float4*>(stage + 2 * a.stage);
     select_row<1, kBitsSingle>(a, b, w, s, sm, tm);
   } else {
     StreamSrc<1, kBatch> s{w};

@@ -76,7 +76,25 @@ constexpr bool kStageFilter = DSV4_TOPK_STAGE_FILTER != 0;
 #ifndef DSV4_TOPK_SAMPLE_KEEP
 #define DSV4_TOPK_SAMPLE_KEEP 1
 #endif
+// The one-read stage's rest (StagedSrc::ring_pass, with kSampleKeep) copied by cp.async through a
+// ring of DSV4_TOPK_REST_ASYNC 16-byte slots a thread in dynamic shared memory: the next vectors'
+// copies in flight while a vector is filtered and pushed, without registers held for them (the
+// 32-register kernels spill at a register batch of 2). H200 A/B (docs/performance.md, eighteenth
+// pass; smoke timing): B = 512 L = 30720 k = 512 32.8 -> 31.5 us, L = 65536 49.8 -> 47.2,
+// L = 32768 / 40960 -1.3..-3.2 %, but L = 131072 k = 512 82.2 -> 85.6 (depth 1: 85.1), so
+// launches with L > kRestAsyncMaxL keep the register walk, as do those whose shared memory would
+// then not let two CTAs share an SM (rest_ring_depth, topk_v2_launch.cu). 0 = the register walk
+// (A/B switch).
+#ifndef DSV4_TOPK_REST_ASYNC
+#define DSV4_TOPK_REST_ASYNC 2
+#endif
+#ifndef DSV4_TOPK_REST_ASYNC_MAX_L
+#define DSV4_TOPK_REST_ASYNC_MAX_L 65536
+#endif
 constexpr int kSampleKeep = DSV4_TOPK_SAMPLE_KEEP;
+constexpr int kRestAsync = DSV4_TOPK_REST_ASYNC;
+constexpr int kRestAsyncMaxL = DSV4_TOPK_REST_ASYNC_MAX_L;
+static_assert(kRestAsync >= 0 && kRestAsync <= 4, "rest ring depth 0..4");
 // The histogram passes bin a vector's lanes two at a time (coarse_bins4: one fp32x2 -> fp16x2
 // conversion per pair) instead of one by one. Measured on the H200 (docs/performance.md, eighth
 // pass): -1..-4 % on most launches; the same for the classification by recomputed bins was

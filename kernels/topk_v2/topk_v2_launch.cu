@@ -186,6 +186,16 @@ auto main_kernel(bool wide) {
   return &topk_main_kernel<kR4, kStage, DSV4_TOPK_MAIN_MIN_BLOCKS, kLean>;
 }
 
+// The rest's cp.async ring of a launch of width L with a stage of `stage` elements
+// (StagedSrc::ring_pass): kRestAsync slots a thread when L <= kRestAsyncMaxL and the CTA's shared
+// memory (static, the stage, the ring) still lets two CTAs share an SM (228 KB, 1 KB reserved a
+// CTA), else none.
+int rest_ring_depth(int stage, int L) {
+  constexpr long long kPerCta = 228 * 1024 / 2 - 1024;
+  const long long bytes = static_cast<long long>(sizeof(Smem)) + stage * 8LL + kRestAsync * kThreads * 16LL;
+  return kRestAsync > 0 && L <= kRestAsyncMaxL && bytes <= kPerCta ? kRestAsync : 0;
+}
+
 // The Register4-capable main kernel (grid B): with the Streaming stage in dynamic shared memory
 // when d.stage (a separate instantiation), with Register4 rows there when d.lean (another), in
 // its 1-CTA/SM instantiation when d.wide.
@@ -197,7 +207,8 @@ simt::rt::error_t launch_main_r4(Args a, const Decision& d, void* stream) {
     return simt::rt::launch(c, main_kernel<true, false, true>(d.wide), a);
   }
   if (!d.stage) return simt::rt::launch(c, main_kernel<true, false>(d.wide), a);
-  c.dynamic_smem = static_cast<size_t>(a.stage) * 8;
+  a.ring = rest_ring_depth(a.stage, a.L);
+  c.dynamic_smem = static_cast<size_t>(a.stage) * 8 + static_cast<size_t>(a.ring) * kThreads * 16;
   return simt::rt::launch(c, main_kernel<true, true>(d.wide), a);
 }
 

@@ -35,6 +35,7 @@ struct StagedSrc {
   int g = 0;    // guess bin
   int cnt = -1; // staged elements when the stage is used, -1: stream the whole row
   bool partial = false;  // kStageFilter: the histogram holds only the rest's bins >= g
+  float4* ring = nullptr;  // kRestAsync slots a thread (Args::ring), or none: the register walk
 
   SIMT_DEVICE StreamSrc<1, kBatch> part(int vb, int ve) const {
     StreamSrc<1, kBatch> s{w};
@@ -123,7 +124,47 @@ struct StagedSrc {
     for (int j = 0; j < kSampleVpt; ++j)
       if (tid + j * kThreads < c0) push(sm, (tid + j * kThreads) * 4 - w.head, xs[j], filter_mask(xs[j], lb));
     tl_mark(a, kTlRestaged);
-    filter_and_stage(sm, part(c0, 0x7FFFFFFF), lb);
+    if (kRestAsync > 0 && ring != nullptr) ring_pass(sm, lb);
+    else filter_and_stage(sm, part(c0, 0x7FFFFFFF), lb);
+  }
+
+  // The rest [c0, nvec) filtered and staged as filter_and_stage does, its whole vectors copied by
+  // cp.async into this thread's kRestAsync ring slots (slot d: ring[d * kThreads + tid]) up to
+  // kRestAsync vectors ahead; only this thread reads its slots, so the wait for its own copies
+  // orders them (no barrier). A slot is refilled after its vector is in registers. The partial
+  // last vector (never copied) is loaded lane by lane.
+  SIMT_DEVICE void ring_pass(Smem& sm, float lb) {
+    constexpr int D = kRestAsync > 0 ? kRestAsync : 1;
+    const int tid = static_cast<int>(threadIdx.x);
+    const float4* const src = reinterpret_cast<const float4*>(w.base);
+    float4* const mine = ring + tid;
+    const auto whole = [&](int v) { return v * 4 >= w.head && v * 4 + 4 <= w.head + w.lim; };
+    const auto issue = [&](int v, int d) {
+      if (v < w.nvec && whole(v)) SIMT_CP_ASYNC16(mine + d * kThreads, src + v);
+      SIMT_CP_ASYNC_COMMIT();  // one group a slot, empty or not: the wait counts groups
+    };
+    int v = c0 + tid;
+#pragma unroll
+    for (int d = 0; d < D; ++d) issue(v + d * kThreads, d);
+    for (int d = 0; v < w.nvec; v += kThreads) {
+      SIMT_CP_ASYNC_WAIT(D - 1);  // the group of vector v (D - 1 newer ones may be in flight)
+      float x[4];
+      if (whole(v)) {
+#if DSV4_FAULT_TOPK_RING_STALE_SLOT  // planted: the next slot read (a vector not yet, or long since, waited for)
+        const float4 q = mine[(d + 1 == D ? 0 : d + 1) * kThreads];
+#else
+        const float4 q = mine[d * kThreads];
+#endif
+        x[0] = q.x; x[1] = q.y; x[2] = q.z; x[3] = q.w;
+      } else {
+        load_vec(w, v, x);
+      }
+      const unsigned m = filter_mask(x, lb);
+      issue(v + D * kThreads, d);
+      push(sm, v * 4 - w.head, x, m);
+      d = d + 1 == D ? 0 : d + 1;
+    }
+    SIMT_CP_ASYNC_WAIT(0);
   }
 
   // kStageFilter: stages every lane of `src` with !(x < lb) -- bin >= g, and NaN (counted in the

@@ -3,6 +3,7 @@
 // CUDA branch of portable.h; see docs/simt.md.
 #pragma once
 
+#include <cstring>
 #include <driver_types.h>
 #include <vector_types.h>
 #include <cuda_bf16.h>
@@ -47,6 +48,9 @@
 #define SIMT_CLOCK64() static_cast<long long>(::simt::globaltimer_ns())
 #define SIMT_LOAD_L2ONLY(p) (*(p))
 #define SIMT_LOAD_STREAM(p) (*(p))
+#define SIMT_CP_ASYNC16(d, s) std::memcpy((d), (s), 16)
+#define SIMT_CP_ASYNC_COMMIT() ((void)0)
+#define SIMT_CP_ASYNC_WAIT(n) ((void)0)
 namespace simt {
 // The steady clock in ns (the GPU's %globaltimer; timing instruments only).
 inline unsigned long long globaltimer_ns() {
