@@ -169,7 +169,10 @@ typedef struct dsv4_config {
   int32_t mid_cluster_enable;  /* 0 = no Cluster-4 / Cluster-2 for batches above small_batch_cut
                                 * (the upstream dispatch); <0 or 1 = where every cluster of the
                                 * launch is co-resident (added in ABI v1 from reserved[0]) */
-  int32_t reserved[14];
+  int32_t rest_ring_off;       /* 1 = the one-read Streaming stage's rest walked through registers
+                                * (tests); <= 0 or other = through the cp.async ring where it
+                                * applies (added in ABI v1 from reserved[1]) */
+  int32_t reserved[13];
 } dsv4_config;
 
 /* Device status block (spec README §4). code_mask bit c set iff code c was raised. */

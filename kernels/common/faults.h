@@ -39,6 +39,9 @@
 #ifndef DSV4_FAULT_TOPK_RING_STALE_SLOT  // one-read Streaming, rest ring (DSV4_TOPK_REST_ASYNC):
 #define DSV4_FAULT_TOPK_RING_STALE_SLOT 0    // the next slot read instead of the vector's own
 #endif
+#ifndef DSV4_FAULT_TOPK_REST_WALK_SHORT  // one-read Streaming, the rest's register walk (no ring):
+#define DSV4_FAULT_TOPK_REST_WALK_SHORT 0   // its last round of vectors neither staged nor counted
+#endif
 #ifndef DSV4_FAULT_TOPK_STAGE_NO_SAMPLE_BARRIER  // one-read Streaming: no barrier before the guess
 #define DSV4_FAULT_TOPK_STAGE_NO_SAMPLE_BARRIER 0
 #endif

@@ -24,6 +24,7 @@ namespace {
 Decision decide_kernel(const Sizing& s, long long B, long long L, bool ragged) {
   Decision d;
   d.stage = use_stage(s, L);
+  d.ring = d.stage && s.rest_ring;
   d.wide = DSV4_TOPK_SMALL_GRID_WIDE && B <= s.sm_count;
   d.floor = s.floor(B);
   d.kernel = L <= s.r2 ? DSV4_PATH_REGISTER2 : DSV4_PATH_REGISTER4;

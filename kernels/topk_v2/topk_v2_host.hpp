@@ -23,6 +23,7 @@ struct Sizing {
   int r2 = kRegister2Max, r4 = kRegister4Max, tie_cap = kTieStage;
   int force = DSV4_PATH_AUTO;
   int early_read = 0;
+  bool rest_ring = true;         // the stage's rest through the cp.async ring (rest_ring_off != 1)
   int sm_count = 0;
   int floor(long long B) const { return B <= small_batch_cut ? floor_small : floor_large; }
 };
@@ -46,6 +47,8 @@ struct Decision {
                        // 8-wide cluster kernel in its (DSV4_TOPK_C8_WIDE): B <= Sizing::P1
   bool lean = false;   // the Register4-capable main kernel without the stage holds Register4 rows
                        // in dynamic shared memory (DSV4_TOPK_LEAN_R4, kLeanBytes)
+  bool ring = false;   // the stage's rest through the cp.async ring where rest_ring_depth allows
+                       // it (DSV4_TOPK_REST_ASYNC; dsv4_config.rest_ring_off = 1: never)
 };
 Decision decide(const Sizing& s, long long B, long long L, bool ragged);
 

@@ -141,6 +141,7 @@ dsv4_result resolve_sizing(Sizing* out, dsv4_message* msg) {
   if (s.tie_cap > kTieStage) s.tie_cap = kTieStage;
   s.force = cfg.force_path;
   s.early_read = cfg.early_read > 0 ? 1 : 0;
+  s.rest_ring = cfg.rest_ring_off != 1;
   s.sm_count = p.sm_count;
   if (const char* e = std::getenv("DSV4_PRINT_SIZING"); e != nullptr && e[0] == '1')  // diagnostics
     std::fprintf(stderr, "dsv4 topk_v2 sizing: cc %d.%d SMs %d clusters %s P %d C16 %d P1 %d P1_4 %d P1_2 %d F %d/%d (B <= %d)\n",
@@ -207,7 +208,7 @@ simt::rt::error_t launch_main_r4(Args a, const Decision& d, void* stream) {
     return simt::rt::launch(c, main_kernel<true, false, true>(d.wide), a);
   }
   if (!d.stage) return simt::rt::launch(c, main_kernel<true, false>(d.wide), a);
-  a.ring = rest_ring_depth(a.stage, a.L);
+  a.ring = d.ring ? rest_ring_depth(a.stage, a.L) : 0;
   c.dynamic_smem = static_cast<size_t>(a.stage) * 8 + static_cast<size_t>(a.ring) * kThreads * 16;
   return simt::rt::launch(c, main_kernel<true, true>(d.wide), a);
 }

@@ -125,7 +125,8 @@ struct StagedSrc {
       if (tid + j * kThreads < c0) push(sm, (tid + j * kThreads) * 4 - w.head, xs[j], filter_mask(xs[j], lb));
     tl_mark(a, kTlRestaged);
     if (kRestAsync > 0 && ring != nullptr) ring_pass(sm, lb);
-    else filter_and_stage(sm, part(c0, 0x7FFFFFFF), lb);
+    else  // (planted TOPK_REST_WALK_SHORT: the register walk ends a round early)
+      filter_and_stage(sm, part(c0, DSV4_FAULT_TOPK_REST_WALK_SHORT ? w.nvec - kThreads : 0x7FFFFFFF), lb);
   }
 
   // The rest [c0, nvec) filtered and staged as filter_and_stage does, its whole vectors copied by
@@ -149,12 +150,8 @@ struct StagedSrc {
     for (int d = 0; v < w.nvec; v += kThreads) {
       SIMT_CP_ASYNC_WAIT(D - 1);  // the group of vector v (D - 1 newer ones may be in flight)
       float x[4];
-      if (whole(v)) {
-#if DSV4_FAULT_TOPK_RING_STALE_SLOT  // planted: the next slot read (a vector not yet, or long since, waited for)
-        const float4 q = mine[(d + 1 == D ? 0 : d + 1) * kThreads];
-#else
-        const float4 q = mine[d * kThreads];
-#endif
+      if (whole(v)) {  // (planted TOPK_RING_STALE_SLOT: the next slot read)
+        const float4 q = mine[(DSV4_FAULT_TOPK_RING_STALE_SLOT ? (d + 1) % D : d) * kThreads];
         x[0] = q.x; x[1] = q.y; x[2] = q.z; x[3] = q.w;
       } else {
         load_vec(w, v, x);

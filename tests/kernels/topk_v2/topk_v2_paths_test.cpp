@@ -244,4 +244,40 @@ TEST(TopkV2Paths, EarlyReadAndRaggedWindows) {
     }
 }
 
+
+// The one-read stage's rest through the cp.async ring (the default) and through registers
+// (rest_ring_off = 1) on the same rows: both exact, nothing written or read outside the windows.
+// Rows whose rest ends in a partial round and a partial vector (n mod 4 != 0; ragged starts at
+// every offset mod 4) and heavy -inf ties. The planted TOPK_RING_STALE_SLOT fails the ring's half.
+TEST(TopkV2Paths, StagedRestThroughTheRingAndThroughRegisters) {
+  const int T = threads();
+  for (int off : {0, 1}) {
+    for (bool ragged : {false, true}) {
+      Cfg cfg;
+      cfg.c.force_path = DSV4_PATH_STREAMING;
+      cfg.c.rest_ring_off = off;
+      cfg.apply();
+      Case c(6, T * 4 * 9 + 7, 64);
+      c.ragged = ragged;
+      std::mt19937 g(31 + off + 2 * ragged);
+      std::normal_distribution<float> nd;
+      for (auto& x : c.scores) x = g() % 3 ? nd(g) : -tk::inf();
+      for (int b = 0; b < 6; ++b) {
+        c.lens[b] = T * 4 * (3 + b) + (b % 4) * 3 + 1;
+        if (ragged) {
+          c.starts[b] = b % 4;
+          c.offsets[b] = b * 100000;
+        }
+      }
+      tk::Result r = tk::run(c);
+      ASSERT_EQ(r.rc, DSV4_OK) << r.msg;
+      SCOPED_TRACE(testing::Message() << "rest_ring_off " << off << " ragged " << ragged);
+      EXPECT_ORACLE(c, r);
+      for (int b = 0; b < 6; ++b) EXPECT_EQ(r.paths[b], DSV4_PATH_STREAMING) << "row " << b;
+      EXPECT_TRUE(r.scores_unchanged);
+      EXPECT_TRUE(r.guards_ok);
+    }
+  }
+}
+
 }  // namespace
