@@ -244,11 +244,11 @@ TEST(TopkV2Paths, EarlyReadAndRaggedWindows) {
     }
 }
 
-
 // The one-read stage's rest through the cp.async ring (the default) and through registers
 // (rest_ring_off = 1) on the same rows: both exact, nothing written or read outside the windows.
 // Rows whose rest ends in a partial round and a partial vector (n mod 4 != 0; ragged starts at
-// every offset mod 4) and heavy -inf ties. The planted TOPK_RING_STALE_SLOT fails the ring's half.
+// every offset mod 4) and heavy -inf ties. The planted TOPK_RING_STALE_SLOT fails the ring's half,
+// TOPK_REST_WALK_SHORT the register half (no other CPU test reaches that walk: rows <= 65536).
 TEST(TopkV2Paths, StagedRestThroughTheRingAndThroughRegisters) {
   const int T = threads();
   for (int off : {0, 1}) {
