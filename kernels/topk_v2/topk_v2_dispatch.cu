@@ -24,7 +24,9 @@ namespace {
 Decision decide_kernel(const Sizing& s, long long B, long long L, bool ragged) {
   Decision d;
   d.stage = use_stage(s, L);
-  d.ring = d.stage && s.rest_ring;
+  // the rest's ring where it was measured faster (keys.cuh, DSV4_TOPK_REST_ASYNC): two CTAs an SM
+  // share its shared memory, 1 KB reserved a CTA
+  d.ring_cta_bytes = d.stage && s.rest_ring && L <= kRestAsyncMaxL ? s.smem_per_sm / 2 - 1024 : 0;
   d.wide = DSV4_TOPK_SMALL_GRID_WIDE && B <= s.sm_count;
   d.floor = s.floor(B);
   d.kernel = L <= s.r2 ? DSV4_PATH_REGISTER2 : DSV4_PATH_REGISTER4;

@@ -25,6 +25,7 @@ struct Sizing {
   int early_read = 0;
   bool rest_ring = true;         // the stage's rest through the cp.async ring (rest_ring_off != 1)
   int sm_count = 0;
+  int smem_per_sm = 0;           // bytes (device query)
   int floor(long long B) const { return B <= small_batch_cut ? floor_small : floor_large; }
 };
 
@@ -47,8 +48,9 @@ struct Decision {
                        // 8-wide cluster kernel in its (DSV4_TOPK_C8_WIDE): B <= Sizing::P1
   bool lean = false;   // the Register4-capable main kernel without the stage holds Register4 rows
                        // in dynamic shared memory (DSV4_TOPK_LEAN_R4, kLeanBytes)
-  bool ring = false;   // the stage's rest through the cp.async ring where rest_ring_depth allows
-                       // it (DSV4_TOPK_REST_ASYNC; dsv4_config.rest_ring_off = 1: never)
+  int ring_cta_bytes = 0;  // the stage's rest through the cp.async ring (DSV4_TOPK_REST_ASYNC):
+                           // the shared memory a CTA may take with it (two CTAs an SM;
+                           // rest_ring_depth), 0 = no ring (L > kRestAsyncMaxL, rest_ring_off = 1)
 };
 Decision decide(const Sizing& s, long long B, long long L, bool ragged);
 

@@ -83,7 +83,7 @@ constexpr bool kStageFilter = DSV4_TOPK_STAGE_FILTER != 0;
 // pass; smoke timing): B = 512 L = 30720 k = 512 32.8 -> 31.5 us, L = 65536 49.8 -> 47.2,
 // L = 32768 / 40960 -1.3..-3.2 %, but L = 131072 k = 512 82.2 -> 85.6 (depth 1: 85.1), so
 // launches with L > kRestAsyncMaxL keep the register walk, as do those whose shared memory would
-// then not let two CTAs share an SM (rest_ring_depth, topk_v2_launch.cu). 0 = the register walk
+// then not let two CTAs share an SM (Decision::ring_cta_bytes, rest_ring_depth). 0 = the register walk
 // (A/B switch).
 #ifndef DSV4_TOPK_REST_ASYNC
 #define DSV4_TOPK_REST_ASYNC 2

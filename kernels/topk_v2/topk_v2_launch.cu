@@ -143,6 +143,7 @@ dsv4_result resolve_sizing(Sizing* out, dsv4_message* msg) {
   s.early_read = cfg.early_read > 0 ? 1 : 0;
   s.rest_ring = cfg.rest_ring_off != 1;
   s.sm_count = p.sm_count;
+  s.smem_per_sm = p.smem_per_sm;
   if (const char* e = std::getenv("DSV4_PRINT_SIZING"); e != nullptr && e[0] == '1')  // diagnostics
     std::fprintf(stderr, "dsv4 topk_v2 sizing: cc %d.%d SMs %d clusters %s P %d C16 %d P1 %d P1_4 %d P1_2 %d F %d/%d (B <= %d)\n",
                  s.cc_major, s.cc_minor, s.sm_count, s.cluster_ok ? "on" : "off", s.P, s.C16, s.P1,
@@ -187,14 +188,12 @@ auto main_kernel(bool wide) {
   return &topk_main_kernel<kR4, kStage, DSV4_TOPK_MAIN_MIN_BLOCKS, kLean>;
 }
 
-// The rest's cp.async ring of a launch of width L with a stage of `stage` elements
-// (StagedSrc::ring_pass): kRestAsync slots a thread when L <= kRestAsyncMaxL and the CTA's shared
-// memory (static, the stage, the ring) still lets two CTAs share an SM (228 KB, 1 KB reserved a
-// CTA), else none.
-int rest_ring_depth(int stage, int L) {
-  constexpr long long kPerCta = 228 * 1024 / 2 - 1024;
+// The rest's cp.async ring with a stage of `stage` elements (StagedSrc::ring_pass): kRestAsync
+// slots a thread when the CTA's shared memory (static, the stage, the ring) stays within
+// `cta_bytes` (Decision::ring_cta_bytes; 0 = no ring), else none.
+int rest_ring_depth(int stage, int cta_bytes) {
   const long long bytes = static_cast<long long>(sizeof(Smem)) + stage * 8LL + kRestAsync * kThreads * 16LL;
-  return kRestAsync > 0 && L <= kRestAsyncMaxL && bytes <= kPerCta ? kRestAsync : 0;
+  return kRestAsync > 0 && bytes <= cta_bytes ? kRestAsync : 0;
 }
 
 // The Register4-capable main kernel (grid B): with the Streaming stage in dynamic shared memory
@@ -208,7 +207,7 @@ simt::rt::error_t launch_main_r4(Args a, const Decision& d, void* stream) {
     return simt::rt::launch(c, main_kernel<true, false, true>(d.wide), a);
   }
   if (!d.stage) return simt::rt::launch(c, main_kernel<true, false>(d.wide), a);
-  a.ring = d.ring ? rest_ring_depth(a.stage, a.L) : 0;
+  a.ring = rest_ring_depth(a.stage, d.ring_cta_bytes);
   c.dynamic_smem = static_cast<size_t>(a.stage) * 8 + static_cast<size_t>(a.ring) * kThreads * 16;
   return simt::rt::launch(c, main_kernel<true, true>(d.wide), a);
 }
