@@ -91,6 +91,15 @@ constexpr bool kStageFilter = DSV4_TOPK_STAGE_FILTER != 0;
 #ifndef DSV4_TOPK_REST_ASYNC_MAX_L
 #define DSV4_TOPK_REST_ASYNC_MAX_L 65536
 #endif
+// The ring's first DSV4_TOPK_REST_ASYNC copies issued right after the sample's loads, before the
+// sample's histogram and the guess (StagedSrc::ring_start; the copies need no guess bin), instead
+// of after the guess. H200 A/B (docs/performance.md, nineteenth pass; smoke timing, B = 512):
+// L = 24576 -1..-2 %, L = 30720 / 32768 -2..-3 %, L = 65536 -3.6..-4.6 %. 0 = after the guess
+// (A/B switch).
+#ifndef DSV4_TOPK_RING_EARLY
+#define DSV4_TOPK_RING_EARLY 1
+#endif
+constexpr int kRingEarly = DSV4_TOPK_RING_EARLY;
 constexpr int kSampleKeep = DSV4_TOPK_SAMPLE_KEEP;
 constexpr int kRestAsync = DSV4_TOPK_REST_ASYNC;
 constexpr int kRestAsyncMaxL = DSV4_TOPK_REST_ASYNC_MAX_L;

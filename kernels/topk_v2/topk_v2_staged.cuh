@@ -113,18 +113,23 @@ struct StagedSrc {
 #pragma unroll
     for (int j = 0; j < kSampleVpt; ++j)
       if (tid + j * kThreads < c0) load_vec(w, tid + j * kThreads, xs[j]);
+    const bool with_ring = kRestAsync > 0 && ring != nullptr;
+    if (kRingEarly && with_ring) ring_start();  // the rest's first copies in flight during the guess
 #pragma unroll
     for (int j = 0; j < kSampleVpt; ++j)
       if (tid + j * kThreads < c0) hist_vec<W>(sm, xs[j]);
     guess<W>(sm, a);
-    if (g >= (1 << W)) return;
+    if (g >= (1 << W)) {  // (no copy outlives the pass)
+      if (kRingEarly && with_ring) SIMT_CP_ASYNC_WAIT(0);
+      return;
+    }
     partial = true;
     const float lb = guess_lb<W>();
 #pragma unroll
     for (int j = 0; j < kSampleVpt; ++j)
       if (tid + j * kThreads < c0) push(sm, (tid + j * kThreads) * 4 - w.head, xs[j], filter_mask(xs[j], lb));
     tl_mark(a, kTlRestaged);
-    if (kRestAsync > 0 && ring != nullptr) ring_pass(sm, lb);
+    if (with_ring) ring_pass(sm, lb, kRingEarly != 0);
     else  // (planted TOPK_REST_WALK_SHORT: the register walk ends a round early)
       filter_and_stage(sm, part(c0, DSV4_FAULT_TOPK_REST_WALK_SHORT ? w.nvec - kThreads : 0x7FFFFFFF), lb);
   }
@@ -133,31 +138,33 @@ struct StagedSrc {
   // cp.async into this thread's kRestAsync ring slots (slot d: ring[d * kThreads + tid]) up to
   // kRestAsync vectors ahead; only this thread reads its slots, so the wait for its own copies
   // orders them (no barrier). A slot is refilled after its vector is in registers. The partial
-  // last vector (never copied) is loaded lane by lane.
-  SIMT_DEVICE void ring_pass(Smem& sm, float lb) {
-    constexpr int D = kRestAsync > 0 ? kRestAsync : 1;
-    const int tid = static_cast<int>(threadIdx.x);
-    const float4* const src = reinterpret_cast<const float4*>(w.base);
-    float4* const mine = ring + tid;
-    const auto whole = [&](int v) { return v * 4 >= w.head && v * 4 + 4 <= w.head + w.lim; };
-    const auto issue = [&](int v, int d) {
-      if (v < w.nvec && whole(v)) SIMT_CP_ASYNC16(mine + d * kThreads, src + v);
-      SIMT_CP_ASYNC_COMMIT();  // one group a slot, empty or not: the wait counts groups
-    };
-    int v = c0 + tid;
+  // last vector (never copied) is loaded lane by lane. `started`: ring_start, which issues the
+  // first kRestAsync copies, was called (kRingEarly: before the guess).
+  SIMT_DEVICE bool ring_whole(int v) const { return v * 4 >= w.head && v * 4 + 4 <= w.head + w.lim; }
+  SIMT_DEVICE void ring_issue(int v, int d) {
+    if (v < w.nvec && ring_whole(v))
+      SIMT_CP_ASYNC16(ring + d * kThreads + threadIdx.x, reinterpret_cast<const float4*>(w.base) + v);
+    SIMT_CP_ASYNC_COMMIT();  // one group a slot, empty or not: the wait counts groups
+  }
+  SIMT_DEVICE void ring_start() {
 #pragma unroll
-    for (int d = 0; d < D; ++d) issue(v + d * kThreads, d);
-    for (int d = 0; v < w.nvec; v += kThreads) {
+    for (int d = 0; d < (kRestAsync > 0 ? kRestAsync : 1); ++d) ring_issue(c0 + threadIdx.x + d * kThreads, d);
+  }
+  SIMT_DEVICE void ring_pass(Smem& sm, float lb, bool started) {
+    constexpr int D = kRestAsync > 0 ? kRestAsync : 1;
+    const float4* const mine = ring + threadIdx.x;
+    if (!started) ring_start();
+    for (int d = 0, v = c0 + static_cast<int>(threadIdx.x); v < w.nvec; v += kThreads) {
       SIMT_CP_ASYNC_WAIT(D - 1);  // the group of vector v (D - 1 newer ones may be in flight)
       float x[4];
-      if (whole(v)) {  // (planted TOPK_RING_STALE_SLOT: the next slot read)
+      if (ring_whole(v)) {  // (planted TOPK_RING_STALE_SLOT: the next slot read)
         const float4 q = mine[(DSV4_FAULT_TOPK_RING_STALE_SLOT ? (d + 1) % D : d) * kThreads];
         x[0] = q.x; x[1] = q.y; x[2] = q.z; x[3] = q.w;
       } else {
         load_vec(w, v, x);
       }
       const unsigned m = filter_mask(x, lb);
-      issue(v + D * kThreads, d);
+      ring_issue(v + D * kThreads, d);
       push(sm, v * 4 - w.head, x, m);
       d = d + 1 == D ? 0 : d + 1;
     }
