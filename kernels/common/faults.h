@@ -42,6 +42,9 @@
 #ifndef DSV4_FAULT_TOPK_REST_WALK_SHORT  // one-read Streaming, the rest's register walk (no ring):
 #define DSV4_FAULT_TOPK_REST_WALK_SHORT 0   // its last round of vectors neither staged nor counted
 #endif
+#ifndef DSV4_FAULT_TOPK_SMEM_ROW_PARTIAL_WHOLE  // lean Register4 rows' cp.async copy: partial
+#define DSV4_FAULT_TOPK_SMEM_ROW_PARTIAL_WHOLE 0  // vectors copied whole (lanes outside the window)
+#endif
 #ifndef DSV4_FAULT_TOPK_STAGE_NO_SAMPLE_BARRIER  // one-read Streaming: no barrier before the guess
 #define DSV4_FAULT_TOPK_STAGE_NO_SAMPLE_BARRIER 0
 #endif

@@ -89,10 +89,11 @@ struct RegSrc {
 };
 
 // Register4-sized row held in dynamic shared memory (`buf`: VPT * kThreads float4; the lean
-// instantiation of the main kernel, DSV4_TOPK_LEAN_R4): loaded once, VPT vectors in flight per
-// thread, each thread reads back only the vectors it wrote (no barrier). Classified by bit masks
-// (select_row step 3): with a bound `lo` (the threshold bin's first key), one key compare per
-// element marks the few lanes that can be ABOVE or CANDIDATE and only those are classified.
+// instantiation of the main kernel, DSV4_TOPK_LEAN_R4): loaded once (kAsync: by cp.async, each_vec,
+// which select_row calls first, waiting for them), each thread reading back only the vectors it
+// wrote (no barrier). Classified by bit masks (select_row step 3): with a bound `lo` (the
+// threshold bin's first key), one key compare per element marks the few lanes that can be ABOVE
+// or CANDIDATE and only those are classified.
 // NR > 1: a cluster rank's share (slot q of this thread holds vector vec_of<NR>(q, rank); the
 // 1-CTA/SM cluster kernels, DSV4_TOPK_CLUSTER_SMEM, VPT = 8 in kClusterRowBytes).
 template <int VPT, int NR = 1>
@@ -100,6 +101,7 @@ struct SmemSrc {
   static constexpr bool kKeyClassified = false;
   static constexpr bool kMasked = true;
   static_assert(VPT * 4 <= 32, "one 32-bit mask per thread");
+  static constexpr bool kAsync = kSmemRowAsync && NR == 1;  // the lean Register4 rows
   float4* buf;
   int nvec = 0, head = 0, rank = 0;
   SIMT_DEVICE static int slot(int j) { return static_cast<int>(threadIdx.x) + j * kThreads; }
@@ -108,6 +110,22 @@ struct SmemSrc {
     nvec = w.nvec;
     head = w.head;
     rank = r;
+    if (kAsync) {  // whole vectors by cp.async, waited for in each_vec
+#pragma unroll
+      for (int j = 0; j < VPT; ++j) {
+        const int v = vec(j), l0 = v * 4;
+        if (v >= nvec) continue;
+        if (DSV4_FAULT_TOPK_SMEM_ROW_PARTIAL_WHOLE || (l0 >= w.head && l0 + 4 <= w.head + w.lim)) {
+          SIMT_CP_ASYNC16(buf + slot(j), reinterpret_cast<const float4*>(w.base) + v);
+        } else {
+          float x[4];
+          load_vec(w, v, x);
+          buf[slot(j)] = make_float4(x[0], x[1], x[2], x[3]);
+        }
+      }
+      SIMT_CP_ASYNC_COMMIT();
+      return;
+    }
     float x[VPT][4];
 #pragma unroll
     for (int j = 0; j < VPT; ++j) {
@@ -123,6 +141,7 @@ struct SmemSrc {
   }
   template <class F>
   SIMT_DEVICE void each_vec(F&& f) const {
+    if (kAsync) SIMT_CP_ASYNC_WAIT(0);  // this thread's copies (load) have landed
 #pragma unroll
     for (int j = 0; j < VPT; ++j) {
       const int v = vec(j);

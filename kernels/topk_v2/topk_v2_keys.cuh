@@ -100,6 +100,16 @@ constexpr bool kStageFilter = DSV4_TOPK_STAGE_FILTER != 0;
 #define DSV4_TOPK_RING_EARLY 1
 #endif
 constexpr int kRingEarly = DSV4_TOPK_RING_EARLY;
+// The lean Register4 rows (SmemSrc<4>) copied into shared memory by cp.async instead of through
+// registers: the copies in flight during select_row's prologue; each thread waits for its own
+// before it first reads them (each_vec). H200 A/B (docs/performance.md, nineteenth pass; smoke
+// timing): B = 512 L = 16384 -5.4 % (k = 512 23.9 -> 22.6 us), B = 256 -7 %, L = 12288 -4 %. The
+// cluster ranks' shares (SmemSrc<8, NR>) keep the register copy: with cp.async they were mixed
+// (B = 64 L = 24576 +2.6 %, L = 65536 -4 %). 0 = through registers (A/B switch).
+#ifndef DSV4_TOPK_SMEM_ROW_ASYNC
+#define DSV4_TOPK_SMEM_ROW_ASYNC 1
+#endif
+constexpr int kSmemRowAsync = DSV4_TOPK_SMEM_ROW_ASYNC;
 constexpr int kSampleKeep = DSV4_TOPK_SAMPLE_KEEP;
 constexpr int kRestAsync = DSV4_TOPK_REST_ASYNC;
 constexpr int kRestAsyncMaxL = DSV4_TOPK_REST_ASYNC_MAX_L;
