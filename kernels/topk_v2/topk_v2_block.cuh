@@ -110,7 +110,7 @@ struct SmemSrc {
     nvec = w.nvec;
     head = w.head;
     rank = r;
-    if (kAsync) {  // whole vectors by cp.async, waited for in each_vec
+    if constexpr (kAsync) {  // whole vectors by cp.async, waited for in each_vec
 #pragma unroll
       for (int j = 0; j < VPT; ++j) {
         const int v = vec(j), l0 = v * 4;
@@ -124,24 +124,24 @@ struct SmemSrc {
         }
       }
       SIMT_CP_ASYNC_COMMIT();
-      return;
-    }
-    float x[VPT][4];
+    } else {
+      float x[VPT][4];
 #pragma unroll
-    for (int j = 0; j < VPT; ++j) {
-      const int v = vec(j);
-      if (v < nvec) load_vec(w, v, x[j]);
-    }
+      for (int j = 0; j < VPT; ++j) {
+        const int v = vec(j);
+        if (v < nvec) load_vec(w, v, x[j]);
+      }
 #pragma unroll
-    for (int j = 0; j < VPT; ++j)
-      if (vec(j) < nvec) buf[slot(j)] = make_float4(x[j][0], x[j][1], x[j][2], x[j][3]);
+      for (int j = 0; j < VPT; ++j)
+        if (vec(j) < nvec) buf[slot(j)] = make_float4(x[j][0], x[j][1], x[j][2], x[j][3]);
+    }
   }
   SIMT_DEVICE float lane(int bit) const {  // lane `bit` (4 j + c) of this thread's vectors
     return reinterpret_cast<const float*>(buf)[slot(bit >> 2) * 4 + (bit & 3)];
   }
   template <class F>
   SIMT_DEVICE void each_vec(F&& f) const {
-    if (kAsync) SIMT_CP_ASYNC_WAIT(0);  // this thread's copies (load) have landed
+    if constexpr (kAsync) SIMT_CP_ASYNC_WAIT(0);  // this thread's copies (load) have landed
 #pragma unroll
     for (int j = 0; j < VPT; ++j) {
       const int v = vec(j);
