@@ -188,12 +188,18 @@ auto main_kernel(bool wide) {
   return &topk_main_kernel<kR4, kStage, DSV4_TOPK_MAIN_MIN_BLOCKS, kLean>;
 }
 
+// A staged launch's dynamic shared memory (run_single's layout): the stage, `stage` values and
+// positions of 4 bytes each, then the rest's ring, `ring` 16-byte slots a thread.
+size_t staged_dynamic_smem(int stage, int ring) {
+  return static_cast<size_t>(stage) * 8 + static_cast<size_t>(ring) * kThreads * 16;
+}
+
 // The rest's cp.async ring with a stage of `stage` elements (StagedSrc::ring_pass): kRestAsync
 // slots a thread when the CTA's shared memory (static, the stage, the ring) stays within
 // `cta_bytes` (Decision::ring_cta_bytes; 0 = no ring), else none.
 int rest_ring_depth(int stage, int cta_bytes) {
-  const long long bytes = static_cast<long long>(sizeof(Smem)) + stage * 8LL + kRestAsync * kThreads * 16LL;
-  return kRestAsync > 0 && bytes <= cta_bytes ? kRestAsync : 0;
+  const size_t bytes = sizeof(Smem) + staged_dynamic_smem(stage, kRestAsync);
+  return kRestAsync > 0 && cta_bytes > 0 && bytes <= static_cast<size_t>(cta_bytes) ? kRestAsync : 0;
 }
 
 // The Register4-capable main kernel (grid B): with the Streaming stage in dynamic shared memory
@@ -208,7 +214,7 @@ simt::rt::error_t launch_main_r4(Args a, const Decision& d, void* stream) {
   }
   if (!d.stage) return simt::rt::launch(c, main_kernel<true, false>(d.wide), a);
   a.ring = rest_ring_depth(a.stage, d.ring_cta_bytes);
-  c.dynamic_smem = static_cast<size_t>(a.stage) * 8 + static_cast<size_t>(a.ring) * kThreads * 16;
+  c.dynamic_smem = staged_dynamic_smem(a.stage, a.ring);
   return simt::rt::launch(c, main_kernel<true, true>(d.wide), a);
 }
 
