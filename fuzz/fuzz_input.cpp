@@ -27,15 +27,19 @@ int64_t score_cells(const Case& c) {
   return B * S;
 }
 
-// Dispatch thresholds of this instantiation plus the K boundaries (topk_v2.md §5).
+// Dispatch thresholds of this instantiation plus the K boundaries (topk_v2.md §5). In 64 bits,
+// then clamped to int32: a decoded k or width may be any int32 (UBSan: k + 1 at INT32_MAX).
 std::vector<int32_t> thresholds(const Case& c, const InputLimits& lim) {
-  const int32_t k = std::max(c.shape.k, 1), r2 = lim.block_threads * 8, r4 = lim.block_threads * 16;
-  std::vector<int32_t> t = {0, 1, k - 1, k, k + 1, r2 - 1, r2, r2 + 1, r4 - 1, r4, r4 + 1,
+  const int64_t k = std::max(c.shape.k, 1), r2 = int64_t(lim.block_threads) * 8, r4 = int64_t(lim.block_threads) * 16;
+  const int64_t w = c.shape.width;
+  std::vector<int64_t> t = {0, 1, k - 1, k, k + 1, r2 - 1, r2, r2 + 1, r4 - 1, r4, r4 + 1,
                             2 * r4, 2 * r4 + 1, 4 * r4, 4 * r4 + 1,  // Cluster-2 / -4 register capacities
-                            c.shape.width, c.shape.width - 1, 8 * (k / 8) - 1, 8 * (k / 8) + 1};
+                            w, w - 1, 8 * (k / 8) - 1, 8 * (k / 8) + 1};
   if (c.kernel == KernelId::CandidateTable)  // tokens: nb around K
     t = {0, 1, 8 * k - 1, 8 * k, 8 * k + 1, 8 * k + 8, 8 * k + 9};
-  return t;
+  std::vector<int32_t> out;
+  for (const int64_t x : t) out.push_back(int32_t(std::clamp<int64_t>(x, INT32_MIN, INT32_MAX)));
+  return out;
 }
 
 // Hostile bins to push a value into / next to.
@@ -100,7 +104,7 @@ const char* mutate_case(Case& c, uint64_t seed, const InputLimits& lim) {
       RowRecipe& rr = some_row(c, r);
       for (Injection& e : rr.injections)  // prefer moving an existing edge by one ulp
         if (e.kind == InjKind::BinEdge && r.chance(1, 2)) {
-          e.delta = std::clamp(e.delta + (r.chance(1, 2) ? 1 : -1), -2, 2);
+          e.delta = int32_t(std::clamp<int64_t>(int64_t(e.delta) + (r.chance(1, 2) ? 1 : -1), -2, 2));
           return "bin-edge-step";
         }
       rr.injections.push_back(j);
@@ -111,7 +115,9 @@ const char* mutate_case(Case& c, uint64_t seed, const InputLimits& lim) {
       for (Injection& e : rr.injections)
         if (e.kind == InjKind::KthTie || e.kind == InjKind::BinOverflow) {
           static const int32_t sizes[] = {2047, 2048, 2049, 4096};
-          e.count = r.chance(1, 3) ? sizes[r.below(4)] : std::max(1, e.count + int32_t(r.below(5)) - 2);
+          // (in 64 bits: a decoded count may be any int32)
+          e.count = r.chance(1, 3) ? sizes[r.below(4)]
+                                   : int32_t(std::clamp<int64_t>(int64_t(e.count) + int64_t(r.below(5)) - 2, 1, INT32_MAX));
           return "tie-resize";
         }
       Injection j;
@@ -140,9 +146,10 @@ const char* mutate_case(Case& c, uint64_t seed, const InputLimits& lim) {
       return "page-size";
     }
     case 5: {  // k across the row length
-      const int32_t n = c.seq_lens.empty() ? c.shape.width : c.seq_lens[0];
-      const int32_t opts[] = {n - 1, n, n + 1, c.shape.k - 1, c.shape.k + 1, 2048, 1};
-      c.shape.k = std::clamp(opts[r.below(7)], 1, lim.total.max_k);
+      // (in 64 bits: a decoded seq_len or k may be INT32_MIN / INT32_MAX; UBSan found n - 1)
+      const int64_t n = c.seq_lens.empty() ? c.shape.width : c.seq_lens[0], k = c.shape.k;
+      const int64_t opts[] = {n - 1, n, n + 1, k - 1, k + 1, 2048, 1};
+      c.shape.k = int32_t(std::clamp<int64_t>(opts[r.below(7)], 1, lim.total.max_k));
       return "k";
     }
     case 6:

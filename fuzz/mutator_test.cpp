@@ -3,8 +3,11 @@
 // within the target's bounds, and the mutations actually change the case.
 #include <gtest/gtest.h>
 
+#include <climits>
+#include <cstdlib>
 #include <cstring>
 #include <set>
+#include <string>
 
 #include "fuzz/fuzz_input.hpp"
 #include "harness/rng.hpp"
@@ -75,3 +78,37 @@ TEST(FuzzInput, SeqLenMutationReachesDispatchThresholds) {
   }
   for (int32_t t : {1023, 1024, 1025, 2047, 2048, 2049, 15, 16, 17}) EXPECT_TRUE(seen.count(t)) << t;
 }
+
+// A decoded case may carry any int32 in its scalars (a seq_len of INT32_MIN, k or a tie count of
+// INT32_MAX): the mutations' arithmetic on them is defined (64-bit) and their results in range.
+// (Under the asan-fuzz preset's UBSan, the int32 `n - 1` this replaced aborted the fuzzer.)
+TEST(FuzzInput, MutationsOfExtremeScalarsAreDefined) {
+  fuzz::InputLimits lim;
+  Case c = make_topk_paged(1, 4000, 16, Dist::Randn, 1);
+  c.seq_lens[0] = INT32_MIN;
+  c.shape.k = INT32_MAX;
+  RowRecipe& rr = c.rows[0];
+  Injection edge;
+  edge.kind = InjKind::BinEdge;
+  edge.delta = INT32_MAX;
+  Injection tie;
+  tie.kind = InjKind::KthTie;
+  tie.count = INT32_MAX;
+  rr.injections = {edge, tie};
+  int k_mutated = 0;
+  for (uint64_t s = 0; s < 3000; ++s) {
+    Case d = c;
+    const std::string what = fuzz::mutate_case(d, s, lim);
+    if (what == "k") {
+      ++k_mutated;
+      EXPECT_GE(d.shape.k, 1);
+      EXPECT_LE(d.shape.k, lim.total.max_k);
+    }
+    for (const Injection& e : d.rows.empty() ? std::vector<Injection>{} : d.rows[0].injections) {
+      if (e.kind == InjKind::KthTie) EXPECT_GE(e.count, 1) << what;
+      if (e.kind == InjKind::BinEdge && what == "bin-edge-step") EXPECT_LE(std::abs(e.delta), 2) << what;
+    }
+  }
+  EXPECT_GT(k_mutated, 0);
+}
+
