@@ -18,6 +18,9 @@ SRCS=("${AB_TOPK_SRCS[@]}" "$AB_TOPK_SMOKE")
 # AB_ONE="B:L:K:path ...": after the timings, every binary (base, new, the variants and the
 # $AB_ONE_VARIANTS, which are built but not --timing-run: e.g. phase cuts) times these configs
 # with `--one B L K 50 path` (path: a forced dsv4_path, 0 = auto); one table, configs x binaries.
+# An empty AB_VARIANTS builds the default variants below; AB_VARIANTS=" " (a blank) builds none.
+# DSV4_SMOKE_PAGE_BITS=6: the smoke and every timing in the paged transform (page_size 64, a random
+# permutation table a row, as topk_v2_bench); unset: no table (page_size 1).
 TVARIANTS=${AB_VARIANTS:-"mb1=-DDSV4_TOPK_MAIN_MIN_BLOCKS=1 t200=-DDSV4_TOPK_STAGE_TARGET_PCT=200 p128=-DDSV4_TOPK_PAIR_RANK_MAX=128"}
 VARIANTS=$(echo $TVARIANTS ${AB_ONE_VARIANTS:-})
 read -r -a VN <<<"$(ab_names "$TVARIANTS")"

@@ -173,10 +173,27 @@ void set_force(int path) {
   dsv4_set_config(&c, nullptr);
 }
 
+// DSV4_SMOKE_PAGE_BITS=b (b > 0): every case in the paged transform, page_size 2^b, each row's
+// table a random permutation of its own pages (as topk_v2_bench); outputs mapped back to window
+// positions before the check. Unset or 0: page_size 1, no table.
+int page_bits_env() {
+  const char* e = std::getenv("DSV4_SMOKE_PAGE_BITS");
+  const int b = e != nullptr ? std::atoi(e) : 0;
+  return b > 0 && b < 20 ? b : 0;
+}
+
 // Runs one case; returns true when exact. time_us >= 0 requests a timing of `reps` transforms.
 bool run_case(int B, int L, int K, int family, int path, unsigned seed, double* time_us, int reps) {
   set_force(path);
   std::mt19937 g(seed);
+  const int pbits = page_bits_env(), W = pbits > 0 ? (L + (1 << pbits) - 1) >> pbits : 1;
+  std::vector<int32_t> table(static_cast<size_t>(B) * W), inv(static_cast<size_t>(B) * W);
+  for (int b = 0; b < B; ++b) {
+    int32_t* t = table.data() + static_cast<size_t>(b) * W;
+    for (int c = 0; c < W; ++c) t[c] = b * W + c;
+    std::shuffle(t, t + W, g);
+    for (int c = 0; c < W; ++c) inv[t[c]] = c;
+  }
   const int S = (L + 3) / 4 * 4, OS = K + kGuard;
   std::vector<float> h(static_cast<size_t>(B) * S, 0.0f);
   std::vector<int32_t> lens(B);
@@ -193,6 +210,14 @@ bool run_case(int B, int L, int K, int family, int path, unsigned seed, double* 
   CK(cudaMalloc(&dmeta, static_cast<size_t>(B + 1) * 8));
   CK(cudaMemcpy(ds, h.data(), h.size() * 4, cudaMemcpyHostToDevice));
   CK(cudaMemcpy(dl, lens.data(), B * 4, cudaMemcpyHostToDevice));
+  int32_t* dpt = nullptr;
+  if (pbits > 0) {
+    CK(cudaMalloc(&dpt, table.size() * 4));
+    CK(cudaMemcpy(dpt, table.data(), table.size() * 4, cudaMemcpyHostToDevice));
+  }
+  dsv4_tensor tpt{dpt, DSV4_INT32, 2, {B, W}, {W, 1}};
+  const dsv4_tensor* ptp = pbits > 0 ? &tpt : nullptr;
+  const int64_t psz = int64_t{1} << pbits;
   std::vector<int32_t> out(static_cast<size_t>(B) * OS, kFill);
   CK(cudaMemcpy(dout, out.data(), out.size() * 4, cudaMemcpyHostToDevice));
   dsv4_tensor ts{ds, DSV4_FLOAT32, 2, {B, L}, {S, 1}}, tl{dl, DSV4_INT32, 1, {B, 0}, {1, 0}};
@@ -202,7 +227,7 @@ bool run_case(int B, int L, int K, int family, int path, unsigned seed, double* 
   dsv4_topk_v2_plan_is_written(B, &written, &m);
   bool ok = true;
   if (written && dsv4_topk_v2_plan(&tl, &tm, -1, nullptr, 0, &m) != DSV4_OK) { std::printf("plan: %s\n", m.text); ok = false; }
-  if (dsv4_topk_v2_transform_paged(&ts, &tl, nullptr, &to, 1, &tm, nullptr, nullptr, 0, &m) != DSV4_OK) {
+  if (dsv4_topk_v2_transform_paged(&ts, &tl, ptp, &to, psz, &tm, nullptr, nullptr, 0, &m) != DSV4_OK) {
     std::printf("transform: %s\n", m.text);
     ok = false;
   }
@@ -211,6 +236,12 @@ bool run_case(int B, int L, int K, int family, int path, unsigned seed, double* 
   std::vector<int32_t> paths(B, -1);
   dsv4_read_row_paths(nullptr, paths.data(), B, &m);
   CK(cudaMemcpy(out.data(), dout, out.size() * 4, cudaMemcpyDeviceToHost));
+  if (pbits > 0)  // page-table entries back to window positions (the check's view)
+    for (int b = 0; b < B; ++b)
+      for (int s = 0; s < K; ++s) {
+        int32_t& o = out[static_cast<size_t>(b) * OS + s];
+        if (o >= 0) o = (inv[o >> pbits] << pbits) | (o & ((1 << pbits) - 1));
+      }
   std::string why;
   int bad_row = -1;
   for (int b = 0; b < B && ok; ++b) {
@@ -226,9 +257,9 @@ bool run_case(int B, int L, int K, int family, int path, unsigned seed, double* 
     cudaEvent_t e0, e1;
     cudaEventCreate(&e0);
     cudaEventCreate(&e1);
-    for (int i = 0; i < 10; ++i) dsv4_topk_v2_transform_paged(&ts, &tl, nullptr, &to, 1, &tm, nullptr, nullptr, 0, &m);
+    for (int i = 0; i < 10; ++i) dsv4_topk_v2_transform_paged(&ts, &tl, ptp, &to, psz, &tm, nullptr, nullptr, 0, &m);
     cudaEventRecord(e0);
-    for (int i = 0; i < reps; ++i) dsv4_topk_v2_transform_paged(&ts, &tl, nullptr, &to, 1, &tm, nullptr, nullptr, 0, &m);
+    for (int i = 0; i < reps; ++i) dsv4_topk_v2_transform_paged(&ts, &tl, ptp, &to, psz, &tm, nullptr, nullptr, 0, &m);
     cudaEventRecord(e1);
     cudaEventSynchronize(e1);
     float ms = 0;
@@ -236,13 +267,13 @@ bool run_case(int B, int L, int K, int family, int path, unsigned seed, double* 
     *time_us = 1000.0 * ms / reps;
     if (g_timeline_reps > 0)
       print_timeline(B, ranks_of(paths[0]), g_timeline_reps, [&] {
-        dsv4_topk_v2_transform_paged(&ts, &tl, nullptr, &to, 1, &tm, nullptr, nullptr, 0, &m);
+        dsv4_topk_v2_transform_paged(&ts, &tl, ptp, &to, psz, &tm, nullptr, nullptr, 0, &m);
       });
   }
   std::printf("%s B=%d L=%d K=%d family=%d force=%d path[0]=%d path[B-1]=%d%s%s\n", ok ? "PASS" : "FAIL", B, L, K,
               family, path, paths[0], paths[B - 1], ok ? "" : (" row " + std::to_string(bad_row) + ": ").c_str(),
               ok ? "" : why.c_str());
-  cudaFree(ds); cudaFree(dl); cudaFree(dout); cudaFree(dmeta);
+  cudaFree(ds); cudaFree(dl); cudaFree(dout); cudaFree(dmeta); cudaFree(dpt);
   return ok;
 }
 
