@@ -111,4 +111,3 @@ TEST(FuzzInput, MutationsOfExtremeScalarsAreDefined) {
   }
   EXPECT_GT(k_mutated, 0);
 }
-
