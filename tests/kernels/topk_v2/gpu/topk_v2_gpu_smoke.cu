@@ -188,12 +188,16 @@ bool run_case(int B, int L, int K, int family, int path, unsigned seed, double* 
   set_force(path);
   std::mt19937 g(seed);
   const int pbits = page_bits_env(), W = pbits > 0 ? (L + (1 << pbits) - 1) >> pbits : 1;
-  std::vector<int32_t> table(static_cast<size_t>(B) * W), inv(static_cast<size_t>(B) * W);
-  for (int b = 0; b < (pbits > 0 ? B : 0); ++b) {  // (no draws without a table: the cases stay)
-    int32_t* t = table.data() + static_cast<size_t>(b) * W;
-    for (int c = 0; c < W; ++c) t[c] = b * W + c;
-    std::shuffle(t, t + W, g);
-    for (int c = 0; c < W; ++c) inv[t[c]] = c;
+  std::vector<int32_t> table, inv;  // (none without pages: no draws, the cases stay as they were)
+  if (pbits > 0) {
+    table.resize(static_cast<size_t>(B) * W);
+    inv.resize(table.size());
+    for (int b = 0; b < B; ++b) {
+      int32_t* t = table.data() + static_cast<size_t>(b) * W;
+      for (int c = 0; c < W; ++c) t[c] = b * W + c;
+      std::shuffle(t, t + W, g);
+      for (int c = 0; c < W; ++c) inv[t[c]] = c;
+    }
   }
   const int S = (L + 3) / 4 * 4, OS = K + kGuard;
   std::vector<float> h(static_cast<size_t>(B) * S, 0.0f);
