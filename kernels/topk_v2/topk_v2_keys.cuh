@@ -38,7 +38,11 @@ constexpr int kChunkVecs = 128;  // cluster rank interleave: 128 vectors per chu
 // Poisson margin of DSV4_TOPK_STAGE_MARGIN_SIGMA standard deviations, so that a guess too high (a
 // second read of the row) stays rare whatever K and L (docs/topk_v2.md: ~1e-6 per normal row at
 // 5; 150 % of K without a margin fell back on 1 row in 500 at L = 131072, K = 512 and a single
-// such row delays a whole B = 512 launch).
+// such row delays a whole B = 512 launch). For any row whose positions are independent of its
+// values the rate is at most P(Hypergeometric(L, K, sample) >= target): <= 7.5e-6 a row at 5 over
+// L = 20480..131072, K = 512..2048, 2.1e-4 at 4 (TopkV2Keys.StageGuessFallbackIsRareForAnyExchangeableRow).
+// H200 A/B (docs/performance.md, twenty-first pass): 4 saves 0.2..0.6 us on the B = 512 staged
+// rows; one fallback row costs such a launch 7..39 us, so 5 stays.
 #ifndef DSV4_TOPK_STAGE_TARGET_PCT  // the expected count the margin is added to, in % of K
 #define DSV4_TOPK_STAGE_TARGET_PCT 100
 #endif

@@ -4,6 +4,8 @@
 // (bug class 2), sampled over fp32 bit patterns for the bins, plus the spec's landmarks.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <random>
 #include <string>
 #include <vector>
@@ -203,6 +205,30 @@ TEST(TopkV2Keys, StageGuessDoesNotFallBackOnNormalRows) {
         }
       }
   EXPECT_EQ(fallbacks, 0) << "rows that would read the row twice:" << where;
+}
+
+// The guess's margin (DSV4_TOPK_STAGE_MARGIN_SIGMA), bounded for ANY row whose positions are
+// independent of its values, not only normal ones: a guess too high (g > t, the threshold bin)
+// needs the sample's suffix at bin t + 1 to reach the target, and the row's elements of bin > t are
+// fewer than K, all of them among its top K. So P(fallback) <= P(X >= target), X ~
+// Hypergeometric(L, K, sample elements): the number of the row's top K that fall in the sample.
+// At the default 5 sigma that is <= 7.5e-6 a row over the staged sizes below (about 0.4 % of
+// B = 512 launches at L = 131072, K = 512, fewer elsewhere); at 4 sigma it is up to 2.1e-4 a row
+// (10 % of those launches), and the test fails (-DDSV4_TOPK_STAGE_MARGIN_SIGMA=4). One fallback
+// row costs a B = 512 launch +20..40 us at L >= 65536 (H200, docs/performance.md, twenty-first
+// pass), more than the 0.2..0.6 us the smaller stage saves.
+TEST(TopkV2Keys, StageGuessFallbackIsRareForAnyExchangeableRow) {
+  constexpr int kSample = topk::kSampleVpt * 1024 * 4;
+  auto log_choose = [](double n, double r) { return std::lgamma(n + 1) - std::lgamma(r + 1) - std::lgamma(n - r + 1); };
+  for (int L : {20480, 24576, 32768, 65536, 131072})
+    for (int K : {512, 1024, 2048}) {
+      const int target = topk::stage_guess_target(K, kSample / 4, L / 4);
+      double tail = 0;
+      for (int x = target; x <= std::min(K, kSample); ++x)
+        tail += std::exp(log_choose(K, x) + log_choose(L - K, kSample - x) - log_choose(L, kSample));
+      EXPECT_LE(tail, 1e-5) << "L " << L << " K " << K << " target " << target
+                            << ": P(the sample holds >= target of the row's top K)";
+    }
 }
 
 // stage_slots (topk_v2_keys.cuh), the stage's capacity per launch at production sizes: 4 slots a
