@@ -41,8 +41,9 @@ constexpr int kChunkVecs = 128;  // cluster rank interleave: 128 vectors per chu
 // such row delays a whole B = 512 launch). For any row whose positions are independent of its
 // values the rate is at most P(Hypergeometric(L, K, sample) >= target): <= 7.5e-6 a row at 5 over
 // L = 20480..131072, K = 512..2048, 2.1e-4 at 4 (TopkV2Keys.StageGuessFallbackIsRareForAnyExchangeableRow).
-// H200 A/B (docs/performance.md, twenty-first pass): 4 saves 0.2..0.6 us on the B = 512 staged
-// rows; one fallback row costs such a launch 7..39 us, so 5 stays.
+// H200 A/B (docs/performance.md, twenty-first pass): 4 saves 0.2..0.8 us on the B = 512 staged
+// rows, but 0.5-10 % of B = 512 launches at L >= 32768 would then carry a fallback (+6..19 us at
+// L = 65536): 5 stays, for the tail.
 #ifndef DSV4_TOPK_STAGE_TARGET_PCT  // the expected count the margin is added to, in % of K
 #define DSV4_TOPK_STAGE_TARGET_PCT 100
 #endif

@@ -163,6 +163,9 @@ TEST(TopkV2Keys, SpecLandmarks) {
   EXPECT_TRUE(topk::is_nan(topk::pad_value()) || DSV4_FAULT_TOPK_PAD_NEG_FLT_MAX);
 }
 
+// The one-read guess's sample at production sizes (1024 threads), in elements.
+constexpr int kSample = topk::kSampleVpt * 1024 * 4;
+
 // The one-read Streaming guess (topk_v2_staged.cuh, hist_pass/decide) at production sizes (1024
 // threads: a sample of kSampleVpt x 1024 vectors, stage_slots(K, L) x 1024 stage slots) on normal
 // rows: the whole-row fallback (t < g, or the stage overflows) must not happen, or the stage reads
@@ -175,7 +178,7 @@ TEST(TopkV2Keys, SpecLandmarks) {
 // DSV4_TOPK_STAGE_MARGIN_SIGMA=0) 19 of them fall back at the 1-vector sample (9 at 2) and the test
 // fails; docs/performance.md quotes the rates.
 TEST(TopkV2Keys, StageGuessDoesNotFallBackOnNormalRows) {
-  constexpr int kSample = topk::kSampleVpt * 1024 * 4, kBins = 4096, kTop = kBins - 1;
+  constexpr int kBins = 4096, kTop = kBins - 1;
   std::mt19937 g(2026);
   std::normal_distribution<float> nd;
   int fallbacks = 0;
@@ -214,11 +217,10 @@ TEST(TopkV2Keys, StageGuessDoesNotFallBackOnNormalRows) {
 // Hypergeometric(L, K, sample elements): the number of the row's top K that fall in the sample.
 // At the default 5 sigma that is <= 7.5e-6 a row over the staged sizes below (about 0.4 % of
 // B = 512 launches at L = 131072, K = 512, fewer elsewhere); at 4 sigma it is up to 2.1e-4 a row
-// (10 % of those launches), and the test fails (-DDSV4_TOPK_STAGE_MARGIN_SIGMA=4). One fallback
-// row costs a B = 512 launch +20..40 us at L >= 65536 (H200, docs/performance.md, twenty-first
-// pass), more than the 0.2..0.6 us the smaller stage saves.
+// (10 % of those launches), and the test fails (-DDSV4_TOPK_STAGE_MARGIN_SIGMA=4). A fallback
+// costs a B = 512 launch +6..19 us at L = 65536 (H200, docs/performance.md, twenty-first pass);
+// the smaller stage saves 0.2..0.8 us.
 TEST(TopkV2Keys, StageGuessFallbackIsRareForAnyExchangeableRow) {
-  constexpr int kSample = topk::kSampleVpt * 1024 * 4;
   auto log_choose = [](double n, double r) { return std::lgamma(n + 1) - std::lgamma(r + 1) - std::lgamma(n - r + 1); };
   for (int L : {20480, 24576, 32768, 65536, 131072})
     for (int K : {512, 1024, 2048}) {
