@@ -23,13 +23,16 @@
 //   SIMT_CP_ASYNC_COMMIT()      cp.async.commit_group (host: nothing)
 //   SIMT_CP_ASYNC_WAIT(n)       cp.async.wait_group n, n a constant: at most n of this thread's
 //                               groups still pending (host: nothing)
+//   SIMT_PRMT(x, y, s)          prmt.b32 in its default mode: byte n of the result is byte
+//                               s[4n+2:4n] of {y, x} (x = bytes 0-3), or that byte's sign bit
+//                               replicated when s[4n+3] is set (__byte_perm ignores that bit)
 //   simt_cg::                   cooperative_groups (this_thread_block, this_cluster: sync,
 //                               barrier_arrive, barrier_wait, map_shared_rank, block_rank,
 //                               num_blocks, dim_blocks)
 //   threadIdx blockIdx blockDim gridDim warpSize, __syncthreads[_count|_and|_or], __syncwarp,
 //   __shfl[_up|_down|_xor]_sync, __ballot_sync, __any_sync, __all_sync, __match_any_sync,
 //   __match_all_sync, __reduce_{add,min,max,and,or,xor}_sync, __activemask, atomic*, __popc,
-//   __popcll, __clz, __ffs, __brev, __float_as_uint, __uint_as_float, __float_as_int,
+//   __popcll, __clz, __ffs, __brev, __byte_perm, __vminu2, __float_as_uint, __uint_as_float, __float_as_int,
 //   __int_as_float, __threadfence[_block], fp16/bf16 types and conversions: unchanged.
 //
 // Host-side launcher code (the .cu entry files, compiled for both sides) uses namespace
@@ -38,6 +41,21 @@
 
 #include <cstddef>
 #include <cstdint>
+
+namespace simt {
+// SIMT_PRMT's definition, byte by byte (the host's implementation, and the GPU's meaning).
+inline unsigned prmt_reference(unsigned x, unsigned y, unsigned s) {
+  const uint64_t v = (static_cast<uint64_t>(y) << 32) | x;
+  unsigned r = 0;
+  for (int n = 0; n < 4; ++n) {
+    const unsigned sel = (s >> (4 * n)) & 0xFu;
+    unsigned byte = static_cast<unsigned>(v >> (8 * (sel & 7u))) & 0xFFu;
+    if (sel & 8u) byte = (byte & 0x80u) ? 0xFFu : 0u;
+    r |= byte << (8 * n);
+  }
+  return r;
+}
+}  // namespace simt
 
 #if defined(__CUDACC__)
 // ============================================================================================
@@ -66,10 +84,20 @@
 #define SIMT_CP_ASYNC_COMMIT() asm volatile("cp.async.commit_group;" ::: "memory")
 #define SIMT_CP_ASYNC_WAIT(n) asm volatile("cp.async.wait_group %0;" ::"n"(n) : "memory")
 #define SIMT_IS_HOST_EMULATION 0
+#define SIMT_PRMT(x, y, s) ::simt::prmt((x), (y), (s))
 
 namespace simt_cg = cooperative_groups;
 
 namespace simt {
+__host__ __device__ __forceinline__ unsigned prmt(unsigned x, unsigned y, unsigned s) {
+#if defined(__CUDA_ARCH__)
+  unsigned d;
+  asm("prmt.b32 %0, %1, %2, %3;" : "=r"(d) : "r"(x), "r"(y), "r"(s));
+  return d;
+#else
+  return prmt_reference(x, y, s);
+#endif
+}
 // The GPU's global nanosecond timer (timing instruments only, e.g. DSV4_TOPK_TIMELINE).
 __device__ __forceinline__ unsigned long long globaltimer_ns() {
   unsigned long long t;

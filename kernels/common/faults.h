@@ -68,6 +68,9 @@
 #ifndef DSV4_FAULT_BF16_READ_PAST_SEQLEN    // class 10: whole last vector loaded
 #define DSV4_FAULT_BF16_READ_PAST_SEQLEN 0
 #endif
+#ifndef DSV4_FAULT_BF16_GE_HALVES_SIGN      // census compare: a threshold's sign bit ignored
+#define DSV4_FAULT_BF16_GE_HALVES_SIGN 0
+#endif
 
 // block amax (kernels/block_amax)
 #ifndef DSV4_FAULT_AMAX_NAN_PROPAGATES      // NaN-propagating max instead of maxNum

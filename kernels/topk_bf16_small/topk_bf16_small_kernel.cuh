@@ -13,6 +13,12 @@ SIMT_KERNEL void SIMT_LAUNCH_BOUNDS(kThreads, kMinCtasPerSm) topk_bf16_small_ker
   SIMT_SHARED(int, stage, [kMaxK]);
   SIMT_SHARED(unsigned, cursor, );     // packed census (gt << 16 | eq)
   SIMT_SHARED(int, tcache, [kTableCache]);  // page-table prefetch (output gather from shared)
+#if DSV4_BF16_SHARED_PIVOT
+  SIMT_SHARED(unsigned, pivots, [4]);  // warp 0's (bin, remain) of pass 1, pass 2
+  unsigned* const pivot_slots = &pivots[0];
+#else
+  unsigned* const pivot_slots = nullptr;
+#endif
   const int tx = threadIdx.x;
   const int lane = tx & 31;
   for (int i = tx; i < kHistWords; i += kThreads) hist[i] = 0u;
@@ -76,7 +82,7 @@ SIMT_KERNEL void SIMT_LAUNCH_BOUNDS(kThreads, kMinCtasPerSm) topk_bf16_small_ker
     if (whole(v)) {
       DSV4_IDX_UNROLL
       for (int q = 0; q < 4; ++q) {
-        kw[4 * v + q] = sign_order_halves(raw[v].w[q]);
+        kw[4 * v + q] = word_keys(raw[v].w[q]);
         nan_probe |= pair_nan_probe(raw[v].w[q]);
       }
     } else if (e0 < n) {  // the partial last vector: nothing at or past n
@@ -114,13 +120,22 @@ SIMT_KERNEL void SIMT_LAUNCH_BOUNDS(kThreads, kMinCtasPerSm) topk_bf16_small_ker
   // ---- pass 1: high byte of D, every lane. Absent lanes (D = 0) count in bin 0 here and in
   // pass 2: the pivot search may then end on D = 0 with lanes "needed" there, which the census
   // turns into "every present lane" (pivot 0) ----
+#if DSV4_BF16_HIST_SKEW  // bins >= 128 stored 16 banks away (bin ^ 16), a word at once
+  DSV4_IDX_UNROLL
+  for (int q = 0; q < 4 * kVecsPerThread; ++q) {
+    const uint32_t s = kw[q] ^ ((kw[q] >> 3) & 0x10001000u);  // bit 7 of each half's bin -> bit 4
+    atomicAdd(&hist[(s >> 8) & 0xFFu], 1u);
+    atomicAdd(&hist[s >> 24], 1u);
+  }
+#else
   DSV4_IDX_UNROLL
   for (int l = 0; l < kLanesPerThread; ++l) atomicAdd(&hist[key_at(kw, l) >> 8], 1u);
+#endif
 #if !DSV4_FAULT_BF16_NO_HIST_BARRIER  // planted: the pivot search reads a histogram being built
   __syncthreads();
 #endif
   unsigned hi_bin, remain1;
-  find_pivot(hist, static_cast<unsigned>(k), hi_bin, remain1);
+  pivot_of<DSV4_BF16_HIST_SKEW != 0>(hist, static_cast<unsigned>(k), hi_bin, remain1, pivot_slots, 0);
   if (DSV4_BF16_ABLATE == 2) {
     if (hi_bin == 0x9E37u) out[0] = 0;
     return;
@@ -129,17 +144,28 @@ SIMT_KERNEL void SIMT_LAUNCH_BOUNDS(kThreads, kMinCtasPerSm) topk_bf16_small_ker
   // ---- pass 2: low byte of the lanes in the pivot's high bin. x = D ^ (hi_bin << 8) is the low
   // byte for those and >= 256 for every other lane, which min() sends to the one dump slot: the
   // shared atomics of a warp to one address cost one update (ATOMS.POPC.INC), so one slot beats a
-  // slot per lane and a predicated-off atomic (H200 A/B, docs/performance.md, seventh pass) ----
+  // slot per lane and a predicated-off atomic (H200 A/B, docs/performance.md, seventh pass).
+  // Conflicts cost by bank, not by address: a warp's atomics to n distinct words of one bank take
+  // n passes (scripts/gpu/smem_atomics_probe.cu) ----
   unsigned* const h2 = hist + 256;
   const unsigned hb = hi_bin << 8;
+#if DSV4_BF16_PASS2_WORDS  // both halves at once: min(x, 256) per half, times 4 = byte offsets
+  DSV4_IDX_UNROLL
+  for (int q = 0; q < 4 * kVecsPerThread; ++q) {
+    const uint32_t off = min_u16x2(kw[q] ^ (hb * 0x10001u), 0x01000100u) << 2;
+    atomicAdd(reinterpret_cast<unsigned*>(reinterpret_cast<char*>(h2) + (off & 0xFFFFu)), 1u);
+    atomicAdd(reinterpret_cast<unsigned*>(reinterpret_cast<char*>(h2) + (off >> 16)), 1u);
+  }
+#else
   DSV4_IDX_UNROLL
   for (int l = 0; l < kLanesPerThread; ++l) {
     const unsigned x = key_at(kw, l) ^ hb;
     atomicAdd(&h2[x < 256u ? x : 256u], 1u);
   }
+#endif
   __syncthreads();
   unsigned lo_bin, eq_total;
-  find_pivot(h2, remain1, lo_bin, eq_total);
+  pivot_of<false>(h2, remain1, lo_bin, eq_total, pivot_slots, 2);
   // pivot 0 = the absent key (padding code): only when fewer than k lanes are present
   const unsigned pivot = (hi_bin << 8) | lo_bin;
   if (DSV4_BF16_ABLATE == 3) {
@@ -161,9 +187,23 @@ SIMT_KERNEL void SIMT_LAUNCH_BOUNDS(kThreads, kMinCtasPerSm) topk_bf16_small_ker
     // Planted defect: IEEE compares against the pivot value without the census fix.
     const bool g = pivot == 0u ? d > 0u : (d != 0u && key_value(d) > pv);
     const bool e = pivot != 0u && d != 0u && key_value(d) == pv;
-    gt |= (g ? 1u : 0u) << l;
-    eq |= (!g && e ? 1u : 0u) << l;
+    gt |= (g ? 1u : 0u) << census_bit(l);
+    eq |= (!g && e ? 1u : 0u) << census_bit(l);
   }
+#elif DSV4_BF16_SWAR_CENSUS
+  // above: D >= pivot + 1 (<= 0xFF81: the largest present key is +inf's 0xFF80); at or above:
+  // D >= pivot, or D >= 0xFFFF (no present key) for pivot 0
+  const uint32_t t_gt = pivot + 1u, t_ge = pivot != 0u ? pivot : 0xFFFFu;
+  const uint32_t gl = (t_gt & 0x7FFFu) * 0x10001u, gh = (t_gt & 0x8000u) ? ~0u : 0u;
+  const uint32_t el = (t_ge & 0x7FFFu) * 0x10001u, eh = (t_ge & 0x8000u) ? ~0u : 0u;
+  uint32_t rg[4 * kVecsPerThread], re[4 * kVecsPerThread];
+  DSV4_IDX_UNROLL
+  for (int q = 0; q < 4 * kVecsPerThread; ++q) {
+    rg[q] = ge_halves(kw[q], gl, gh);
+    re[q] = ge_halves(kw[q], el, eh);
+  }
+  gt = pack_half_tops(rg);
+  eq = pack_half_tops(re) & ~gt;
 #else
   const uint32_t gt_above = (pivot << 16) | 0xFFFFu;
   const uint32_t eq_floor = pivot != 0u ? pivot << 16 : 0xFFFFFFFFu;
@@ -201,9 +241,9 @@ SIMT_KERNEL void SIMT_LAUNCH_BOUNDS(kThreads, kMinCtasPerSm) topk_bf16_small_ker
     m ^= low;
   }
   int pos = static_cast<int>(gt_before + lo_cut);
-  while (sel != 0u) {  // lane bit = v * 8 + j is element (tx + v * kThreads) * 8 + j
-    const int bit = __ffs(sel) - 1;
-    stage[pos++] = (tx + (bit >> 3) * kThreads) * kVecLanes + (bit & 7);
+  while (sel != 0u) {  // lane l = v * 8 + j (mask bit census_bit(l)) is element (tx + v * kThreads) * 8 + j
+    const int l = census_lane(__ffs(sel) - 1);
+    stage[pos++] = (tx + (l >> 3) * kThreads) * kVecLanes + (l & 7);
     sel &= sel - 1u;
   }
   SIMT_PDL_TRIGGER();

@@ -52,6 +52,30 @@ constexpr int kTableCache = 2048;
 #ifndef DSV4_BF16_ABLATE
 #define DSV4_BF16_ABLATE 0
 #endif
+// The twenty-third performance pass (docs/performance.md; each 1 by default, 0 = the earlier code
+// for A/B runs): HIST_SKEW stores pass 1's bins >= 128 at bin ^ 16, so that a positive and a
+// negative magnitude bin 128 apart (D order: 0x3F / 0xBF, 0x40 / 0xC0 for randn data) fall into
+// different shared-memory banks; PRMT_KEYS makes a word's keys with a sign-replicating byte
+// permute; PASS2_WORDS runs pass 2 a word at once through a 16x2 minimum; SWAR_CENSUS compares a
+// word's two keys at once with borrow-free 16-bit subtractions and packs the result bits with
+// byte permutes (lane bit layout census_bit below).
+#ifndef DSV4_BF16_HIST_SKEW
+#define DSV4_BF16_HIST_SKEW 1
+#endif
+#ifndef DSV4_BF16_PRMT_KEYS
+#define DSV4_BF16_PRMT_KEYS 1
+#endif
+#ifndef DSV4_BF16_PASS2_WORDS
+#define DSV4_BF16_PASS2_WORDS 1
+#endif
+#ifndef DSV4_BF16_SWAR_CENSUS
+#define DSV4_BF16_SWAR_CENSUS 1
+#endif
+// SHARED_PIVOT (1 by default, the same pass): the pivot searches by warp 0 alone, published
+// through shared memory and a barrier, instead of by every warp redundantly without one.
+#ifndef DSV4_BF16_SHARED_PIVOT
+#define DSV4_BF16_SHARED_PIVOT 1
+#endif
 constexpr int kTableSlots = (kTableCache + kThreads - 1) / kThreads;  // per thread
 static_assert(kThreads % 32 == 0 && kThreads >= 32 && kThreads <= 1024, "bad bf16 block size");
 
@@ -81,6 +105,39 @@ struct alignas(16) Vec16 {
 // pair_nan_probe & 0x80008000 = the NaN halves of the raw word (magnitude bits above 0x7F80
 // carry into bit 15 when 0x7F is added): OR-accumulated, it says whether clearing is needed.
 SIMT_HD uint32_t pair_nan_probe(uint32_t w) { return nan_halves_carry<0x7Fu>(w); }
+// 0xFFFF in each half whose sign bit is set: one PRMT whose selector nibbles 0x9 / 0xB replicate
+// the sign of bytes 1 / 3 (SIMT_PRMT); D = w ^ (that | 0x8000 per half).
+SIMT_HD uint32_t sign_mask_halves(uint32_t w) { return SIMT_PRMT(w, 0u, 0xBB99u); }
+SIMT_HD uint32_t word_keys(uint32_t w) {
+  return DSV4_BF16_PRMT_KEYS ? w ^ (sign_mask_halves(w) | 0x80008000u) : sign_order_halves(w);
+}
+// Unsigned minimum of each 16-bit half (__vminu2; sm_90: one min.u16x2).
+SIMT_DEVICE uint32_t min_u16x2(uint32_t a, uint32_t b) { return __vminu2(a, b); }
+// Bit 15 of each half = [that half of w >= t] (t: a 16-bit threshold, the same for every word):
+// (w | 0x8000) - (t & 0x7FFF) per half borrows nowhere and keeps bit 15 iff the low 15 bits reach
+// t's; the sign bits decide otherwise (t's set: both needed; clear: either suffices). Other bits
+// are garbage. tlow = (t & 0x7FFF) * 0x10001, thigh = t & 0x8000 ? ~0 : 0.
+SIMT_HD uint32_t ge_halves(uint32_t w, uint32_t tlow, uint32_t thigh) {
+  const uint32_t d = (w | 0x80008000u) - tlow;
+  if (DSV4_FAULT_BF16_GE_HALVES_SIGN) return w & d;  // planted: as if every threshold were >= 0x8000
+  return (w & d) | ((w | d) & ~thigh);
+}
+// Census lane masks (SWAR_CENSUS): lane l (word l / 2, half l % 2) sits at bit census_bit(l); the
+// byte-permute packing puts lane 4j + b at bit 8b + j. census_lane inverts it.
+SIMT_HD int census_bit(int l) { return DSV4_BF16_SWAR_CENSUS ? 8 * (l & 3) + (l >> 2) : l; }
+SIMT_HD int census_lane(int bit) { return DSV4_BF16_SWAR_CENSUS ? 4 * (bit & 7) + (bit >> 3) : bit; }
+// The lanes whose half has bit 15 set in r[] (ge_halves results), as a census mask: the pair of
+// words (2j, 2j + 1) gives the bytes [1, 3, 5, 7] of a byte permute, bits 7, 15, 23, 31 of which
+// move down to 8b + j.
+template <int kWords>
+SIMT_HD unsigned pack_half_tops(const uint32_t (&r)[kWords]) {
+  static_assert(kWords % 2 == 0 && kWords <= 16, "pairs of words, at most 32 lanes");
+  unsigned m = 0u;
+  DSV4_IDX_UNROLL
+  for (int j = 0; j < kWords / 2; ++j)
+    m |= (__byte_perm(r[2 * j], r[2 * j + 1], 0x7531u) >> (7 - j)) & (0x01010101u << j);
+  return m;
+}
 SIMT_HD uint32_t clear_nan_half(uint32_t d) {
   return !DSV4_FAULT_BF16_NAN_AS_VALUE && (d >= 0xFF81u || d <= 0x007Eu) ? 0u : d;
 }
@@ -88,7 +145,7 @@ SIMT_HD uint32_t clear_nan_keys(uint32_t dw) {
   return clear_nan_half(dw & 0xFFFFu) | (clear_nan_half(dw >> 16) << 16);
 }
 // One bf16 value's key: D, or 0 for NaN (the partial last vector, lane by lane).
-SIMT_HD uint32_t lane_key(uint32_t x) { return clear_nan_half(sign_order_halves(x) & 0xFFFFu); }
+SIMT_HD uint32_t lane_key(uint32_t x) { return clear_nan_half(word_keys(x) & 0xFFFFu); }
 SIMT_HD uint32_t key_at(const uint32_t (&kw)[4 * kVecsPerThread], int lane) {
   return (kw[lane >> 1] >> ((lane & 1) * 16)) & 0xFFFFu;
 }
@@ -121,13 +178,16 @@ SIMT_DEVICE int map_position(const Params& p, const int* trow, const int* tcache
 // remain 0 when the histogram holds fewer than kk lanes: never in pass 1, which counts every lane
 // and n > k, nor in pass 2, which counts the whole of the pass-1 bin). Top-K v2's find_digit
 // (topk_v2_select.cuh) is the same search, kept apart on purpose (docs/performance.md, tenth pass).
+// kSkew: the histogram is stored with bins >= 128 at bin ^ 16 (DSV4_BF16_HIST_SKEW).
+template <bool kSkew = false>
 SIMT_DEVICE void find_pivot(const unsigned* h, unsigned kk, unsigned& bin, unsigned& remain) {
   const int lane = threadIdx.x & 31;
+  const int at = kSkew ? (8 * lane) ^ (lane & 16) : 8 * lane;
   unsigned c[8];
   unsigned own = 0;
   DSV4_IDX_UNROLL
   for (int i = 0; i < 8; ++i) {
-    c[i] = h[8 * lane + i];
+    c[i] = h[at + i];
     own += c[i];
   }
   unsigned s = own;  // inclusive suffix sum over lanes >= lane
@@ -156,6 +216,27 @@ SIMT_DEVICE void find_pivot(const unsigned* h, unsigned kk, unsigned& bin, unsig
   const int src = who != 0 ? __ffs(who) - 1 : 0;
   bin = __shfl_sync(0xFFFFFFFFu, my_bin, src);
   remain = __shfl_sync(0xFFFFFFFFu, my_rem, src);
+}
+
+// The pivot of a histogram for every thread of the CTA: every warp searching alone, or
+// (SHARED_PIVOT) warp 0 searching and publishing it in slots[at], slots[at + 1] before a barrier.
+// Called by every thread.
+template <bool kSkew>
+SIMT_DEVICE void pivot_of(const unsigned* h, unsigned kk, unsigned& bin, unsigned& remain, unsigned* slots, int at) {
+  if (DSV4_BF16_SHARED_PIVOT) {
+    if (threadIdx.x < 32) {
+      find_pivot<kSkew>(h, kk, bin, remain);
+      if (threadIdx.x == 0) {
+        slots[at] = bin;
+        slots[at + 1] = remain;
+      }
+    }
+    __syncthreads();
+    bin = slots[at];
+    remain = slots[at + 1];
+  } else {
+    find_pivot<kSkew>(h, kk, bin, remain);
+  }
 }
 
 }  // namespace dsv4::ours::bf16

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <functional>
 #include <random>
@@ -124,6 +125,9 @@ static void candidates(bool bench, cudaStream_t st) {
 static void bf16_topk(bool bench, cudaStream_t st) {
   for (int64_t k : {int64_t{512}, int64_t{2048}}) {
     for (int64_t B : bench ? std::vector<int64_t>{1, 64, 512} : std::vector<int64_t>{3}) {
+      // DSV4_BENCH_BF16_B / _K: only that batch / k (one launch group for a profiler's --launch-skip)
+      if (bench && std::getenv("DSV4_BENCH_BF16_B") && std::atoll(std::getenv("DSV4_BENCH_BF16_B")) != B) continue;
+      if (bench && std::getenv("DSV4_BENCH_BF16_K") && std::atoll(std::getenv("DSV4_BENCH_BF16_K")) != k) continue;
       const int64_t L = 16384, W = L / 8;
       std::mt19937 rng(3); std::normal_distribution<float> nd;
       std::vector<uint16_t> s(B * L); for (auto& v : s) v = bf16(nd(rng));
@@ -165,8 +169,9 @@ static void bf16_topk(bool bench, cudaStream_t st) {
 int main(int argc, char** argv) {
   const bool bench = argc > 1 && std::string(argv[1]) == "bench";
   cudaStream_t st; CK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
-  amax8(bench, st);
-  candidates(bench, st);
+  const bool bf16_only = std::getenv("DSV4_BENCH_BF16_B") || std::getenv("DSV4_BENCH_BF16_K");
+  if (!bf16_only) amax8(bench, st);
+  if (!bf16_only) candidates(bench, st);
   bf16_topk(bench, st);
   int v = 0; dsv4_message m{};
   const dsv4_result r8 = dsv4_get_max_active_clusters(8, 2, &v, &m);

@@ -16,6 +16,9 @@ M0=smsp__inst_executed.sum,smsp__thread_inst_executed.sum,gpu__time_duration.sum
 M=$M0,smsp__issue_active.avg.pct_of_peak_sustained_active,smsp__sass_inst_executed_op_shared_atom.sum
 M=$M,smsp__sass_inst_executed_op_local_ld.sum,smsp__sass_inst_executed_op_local_st.sum
 M=$M,smsp__sass_inst_executed_op_shared_ld.sum,smsp__sass_inst_executed_op_global_ld.sum
+# shared-memory atomics: wavefronts (passes of the shared pipe) and bank conflicts among them
+M=$M,smsp__inst_issued.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_atom.sum
+M=$M,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_atom.sum
 LOG="$OUT/phase_counts.txt"
 { date -u; nvidia-smi -L; } >"$LOG" 2>&1
 T=/tmp/pc_topk B=/tmp/pc_bf16
@@ -45,6 +48,7 @@ EOF
 }
 CONFIGS=("$@")
 [ ${#CONFIGS[@]} -gt 0 ] || CONFIGS=("1 16384 512" "512 16384 512" "1 4096 512")
+[ "${PC_TOPK:-1}" = 0 ] && CONFIGS=()  # PC_TOPK=0: the bf16 counts only
 for c in "${CONFIGS[@]}"; do
   set -- $c
   echo "== Top-K v2 B=$1 L=$2 K=$3 (smoke --one, launch 7)" >>"$LOG"
@@ -53,8 +57,13 @@ for c in "${CONFIGS[@]}"; do
     count "topk_${v}_B$1_L$2_K$3" 'topk_(main|cluster)' 6 $T/ab_$v --one "$1" "$2" "$3" 8
   done
 done
-echo "== bf16 small top-k B=1 L=16384 k=512 (bench, launch 4)" >>"$LOG"
-for v in $(cat $B/variants.txt | tr ' ' '\n' | sed 's/=.*//'); do
-  [ -x $B/bf16_$v ] && count "bf16_$v" 'topk_bf16' 3 $B/bf16_$v bench
+# PC_BF16="B:k ..." (default 1:512): one launch group each, the 4th launch (the bench's
+# DSV4_BENCH_BF16_B / _K select it; the first launch is the checked one)
+for bk in ${PC_BF16:-1:512}; do
+  echo "== bf16 small top-k B=${bk%%:*} L=16384 k=${bk##*:} (bench, launch 4)" >>"$LOG"
+  for v in $(cat $B/variants.txt | tr ' ' '\n' | sed 's/=.*//'); do
+    [ -x $B/bf16_$v ] && DSV4_BENCH_BF16_B=${bk%%:*} DSV4_BENCH_BF16_K=${bk##*:} \
+      count "bf16_${v}_B${bk%%:*}_k${bk##*:}" 'topk_bf16' 3 $B/bf16_$v bench
+  done
 done
 cat "$LOG"

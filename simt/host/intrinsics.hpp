@@ -75,6 +75,12 @@ inline unsigned int __byte_perm(unsigned int x, unsigned int y, unsigned int s) 
   }
   return r;
 }
+// Unsigned minimum of each 16-bit half (CUDA's SIMD-in-a-word __vminu2; sm_90: min.u16x2).
+inline unsigned int __vminu2(unsigned int a, unsigned int b) {
+  const unsigned lo = (a & 0xFFFFu) < (b & 0xFFFFu) ? a & 0xFFFFu : b & 0xFFFFu;
+  const unsigned hi = (a >> 16) < (b >> 16) ? a >> 16 : b >> 16;
+  return lo | (hi << 16);
+}
 inline unsigned int __funnelshift_l(unsigned int lo, unsigned int hi, unsigned int shift) {
   uint64_t v = (static_cast<uint64_t>(hi) << 32) | lo;
   return static_cast<unsigned>((v << (shift & 31)) >> 32);

@@ -51,6 +51,7 @@
 #define SIMT_CP_ASYNC16(d, s) std::memcpy((d), (s), 16)
 #define SIMT_CP_ASYNC_COMMIT() ((void)0)
 #define SIMT_CP_ASYNC_WAIT(n) ((void)0)
+#define SIMT_PRMT(x, y, s) ::simt::prmt_reference((x), (y), (s))
 namespace simt {
 // The steady clock in ns (the GPU's %globaltimer; timing instruments only).
 inline unsigned long long globaltimer_ns() {

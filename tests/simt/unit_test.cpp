@@ -46,6 +46,19 @@ SIMT_KERNEL void shfl_edges(int* out) {
   o[9] = static_cast<int>(__shfl_xor_sync(m, w, 1) >> 40);
 }
 
+// SIMT_PRMT is prmt.b32's default mode: without selector bit 3 it is __byte_perm; with it, the
+// selected byte's sign bit fills the byte (the bf16 kernel's sign masks: selector 0xBB99).
+TEST(Intrinsics, PrmtSignReplication) {
+  EXPECT_EQ(SIMT_PRMT(0x80FF7F01u, 0u, 0xBB99u), 0xFFFF0000u);
+  EXPECT_EQ(SIMT_PRMT(0x7F008000u, 0u, 0xBB99u), 0x0000FFFFu);
+  EXPECT_EQ(SIMT_PRMT(0x11223344u, 0x55667788u, 0x8C40u), 0x00FF8844u);  // bytes 0, 4, sign of 4, sign of 0
+  for (unsigned s : {0x3210u, 0x7654u, 0x0123u, 0x7531u, 0x4444u})
+    for (unsigned x : {0x0u, 0x80FF7F01u, 0xDEADBEEFu})
+      EXPECT_EQ(SIMT_PRMT(x, 0x12345678u, s), __byte_perm(x, 0x12345678u, s)) << std::hex << s;
+  EXPECT_EQ(__vminu2(0x0100FFFFu, 0x00FF0100u), 0x00FF0100u);
+  EXPECT_EQ(__vminu2(0x80000001u, 0x7FFF8000u), 0x7FFF0001u);
+}
+
 TEST(Shuffle, FormulaEdgeCases) {
   std::vector<int> out(32 * 10);
   ASSERT_EQ(simt::rt::launch(cfg(dim3(1), dim3(32)), shfl_edges, out.data()), simt::rt::kSuccess)
