@@ -135,7 +135,8 @@ SIMT_KERNEL void SIMT_LAUNCH_BOUNDS(kThreads, kMinCtasPerSm) topk_bf16_small_ker
   __syncthreads();
 #endif
   unsigned hi_bin, remain1;
-  pivot_of<DSV4_BF16_HIST_SKEW != 0>(hist, static_cast<unsigned>(k), hi_bin, remain1, pivot_slots, 0);
+  pivot_of<DSV4_BF16_HIST_SKEW != 0>(hist, static_cast<unsigned>(k), hi_bin, remain1,
+                                      pivot_slots, 0);
   if (DSV4_BF16_ABLATE == 2) {
     if (hi_bin == 0x9E37u) out[0] = 0;
     return;
@@ -241,7 +242,8 @@ SIMT_KERNEL void SIMT_LAUNCH_BOUNDS(kThreads, kMinCtasPerSm) topk_bf16_small_ker
     m ^= low;
   }
   int pos = static_cast<int>(gt_before + lo_cut);
-  while (sel != 0u) {  // lane l = v * 8 + j (mask bit census_bit(l)) is element (tx + v * kThreads) * 8 + j
+  // lane l = v * 8 + j (mask bit census_bit(l)) is element (tx + v * kThreads) * 8 + j
+  while (sel != 0u) {
     const int l = census_lane(__ffs(sel) - 1);
     stage[pos++] = (tx + (l >> 3) * kThreads) * kVecLanes + (l & 7);
     sel &= sel - 1u;

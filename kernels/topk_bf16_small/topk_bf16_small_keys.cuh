@@ -125,7 +125,9 @@ SIMT_HD uint32_t ge_halves(uint32_t w, uint32_t tlow, uint32_t thigh) {
 // Census lane masks (SWAR_CENSUS): lane l (word l / 2, half l % 2) sits at bit census_bit(l); the
 // byte-permute packing puts lane 4j + b at bit 8b + j. census_lane inverts it.
 SIMT_HD int census_bit(int l) { return DSV4_BF16_SWAR_CENSUS ? 8 * (l & 3) + (l >> 2) : l; }
-SIMT_HD int census_lane(int bit) { return DSV4_BF16_SWAR_CENSUS ? 4 * (bit & 7) + (bit >> 3) : bit; }
+SIMT_HD int census_lane(int bit) {
+  return DSV4_BF16_SWAR_CENSUS ? 4 * (bit & 7) + (bit >> 3) : bit;
+}
 // The lanes whose half has bit 15 set in r[] (ge_halves results), as a census mask: the pair of
 // words (2j, 2j + 1) gives the bytes [1, 3, 5, 7] of a byte permute, bits 7, 15, 23, 31 of which
 // move down to 8b + j.
@@ -222,7 +224,8 @@ SIMT_DEVICE void find_pivot(const unsigned* h, unsigned kk, unsigned& bin, unsig
 // (SHARED_PIVOT) warp 0 searching and publishing it in slots[at], slots[at + 1] before a barrier.
 // Called by every thread.
 template <bool kSkew>
-SIMT_DEVICE void pivot_of(const unsigned* h, unsigned kk, unsigned& bin, unsigned& remain, unsigned* slots, int at) {
+SIMT_DEVICE void pivot_of(const unsigned* h, unsigned kk, unsigned& bin, unsigned& remain,
+                          unsigned* slots, int at) {
   if (DSV4_BF16_SHARED_PIVOT) {
     if (threadIdx.x < 32) {
       find_pivot<kSkew>(h, kk, bin, remain);
