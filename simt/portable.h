@@ -32,8 +32,8 @@
 //   threadIdx blockIdx blockDim gridDim warpSize, __syncthreads[_count|_and|_or], __syncwarp,
 //   __shfl[_up|_down|_xor]_sync, __ballot_sync, __any_sync, __all_sync, __match_any_sync,
 //   __match_all_sync, __reduce_{add,min,max,and,or,xor}_sync, __activemask, atomic*, __popc,
-//   __popcll, __clz, __ffs, __brev, __byte_perm, __vminu2, __float_as_uint, __uint_as_float, __float_as_int,
-//   __int_as_float, __threadfence[_block], fp16/bf16 types and conversions: unchanged.
+//   __popcll, __clz, __ffs, __brev, __byte_perm, __vminu2, __float_as_uint, __uint_as_float,
+//   __float_as_int, __int_as_float, __threadfence[_block], fp16/bf16 types and conversions: unchanged.
 //
 // Host-side launcher code (the .cu entry files, compiled for both sides) uses namespace
 // simt::rt (below) for launches, memory copies, synchronization and device queries.
@@ -42,20 +42,7 @@
 #include <cstddef>
 #include <cstdint>
 
-namespace simt {
-// SIMT_PRMT's definition, byte by byte (the host's implementation, and the GPU's meaning).
-inline unsigned prmt_reference(unsigned x, unsigned y, unsigned s) {
-  const uint64_t v = (static_cast<uint64_t>(y) << 32) | x;
-  unsigned r = 0;
-  for (int n = 0; n < 4; ++n) {
-    const unsigned sel = (s >> (4 * n)) & 0xFu;
-    unsigned byte = static_cast<unsigned>(v >> (8 * (sel & 7u))) & 0xFFu;
-    if (sel & 8u) byte = (byte & 0x80u) ? 0xFFu : 0u;
-    r |= byte << (8 * n);
-  }
-  return r;
-}
-}  // namespace simt
+#include "simt/prmt_reference.h"
 
 #if defined(__CUDACC__)
 // ============================================================================================

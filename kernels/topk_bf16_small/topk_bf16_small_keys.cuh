@@ -99,7 +99,8 @@ struct alignas(16) Vec16 {
 };
 
 // Keys of the two bf16 halves of a 32-bit word at once (kernels/common/half_pair_keys.cuh):
-// sign_order_halves = D of spec §4.1, the sign-dependent XOR (0xFFFF or 0x8000 per half);
+// word_keys = D of spec §4.1, the sign-dependent XOR (0xFFFF or 0x8000 per half; below, by PRMT,
+// or sign_order_halves with PRMT_KEYS=0);
 // clear_nan_keys = 0 (absent) for the halves that are NaN, in D order the keys >= 0xFF81 and
 // <= 0x007E (the one NaN rule; identity under the planted NAN_AS_VALUE);
 // pair_nan_probe & 0x80008000 = the NaN halves of the raw word (magnitude bits above 0x7F80

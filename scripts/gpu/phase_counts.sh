@@ -6,8 +6,9 @@
 # and carried (carry [".ab-bin"]):
 #   AB_VARIANTS="a1=-DDSV4_TOPK_ABLATE=1 ... a5=-DDSV4_TOPK_ABLATE=5" bash scripts/gpu/topk_v2_ab.sh --build-only
 #   BF16_VARIANTS="a1=-DDSV4_BF16_ABLATE=1 ... a4=-DDSV4_BF16_ABLATE=4" bash scripts/gpu/bf16_ab.sh --build-only
-# THERE: OUT=/some/dir bash scripts/gpu/phase_counts.sh ["B L K" ...]   (Top-K v2 configurations;
-# the bf16 kernel is counted at B=1 L=16384 k=512, the first launch group of its `bench`).
+# THERE: OUT=/some/dir [PC_TOPK=0] [PC_BF16="1:512 512:512"] bash scripts/gpu/phase_counts.sh ["B L K" ...]
+# (Top-K v2 configurations, none with PC_TOPK=0; the bf16 kernel at L=16384 and each B:k of
+# PC_BF16, default 1:512, one launch group of its `bench` selected by DSV4_BENCH_BF16_B / _K).
 # Writes $OUT/phase_counts.txt (+ the raw ncu logs). Per-SASS-instruction counts and stall samples
 # of one configuration: PROF_BIN=... PROF_WARM=1 scripts/gpu/topk_v2_profile.sh "B L K".
 set -uo pipefail

@@ -7,6 +7,8 @@
 #include <cstdint>
 #include <cstring>
 
+#include "simt/prmt_reference.h"
+
 namespace simt::detail {
 template <typename To, typename From>
 inline To bitcast(const From& f) {
@@ -66,14 +68,9 @@ inline unsigned long long __brevll(unsigned long long x) {
   return (static_cast<unsigned long long>(__brev(static_cast<unsigned>(x))) << 32) |
          __brev(static_cast<unsigned>(x >> 32));
 }
+// prmt.b32 with every selector's sign-mode bit cleared (simt/prmt_reference.h).
 inline unsigned int __byte_perm(unsigned int x, unsigned int y, unsigned int s) {
-  uint64_t v = (static_cast<uint64_t>(y) << 32) | x;
-  unsigned r = 0;
-  for (int i = 0; i < 4; ++i) {
-    unsigned sel = (s >> (4 * i)) & 7u;
-    r |= static_cast<unsigned>((v >> (8 * sel)) & 0xFFu) << (8 * i);
-  }
-  return r;
+  return ::simt::prmt_reference(x, y, s & 0x7777u);
 }
 // Unsigned minimum of each 16-bit half (CUDA's SIMD-in-a-word __vminu2; sm_90: min.u16x2).
 inline unsigned int __vminu2(unsigned int a, unsigned int b) {
