@@ -71,6 +71,9 @@
 #ifndef DSV4_FAULT_BF16_GE_HALVES_SIGN      // census compare: a threshold's sign bit ignored
 #define DSV4_FAULT_BF16_GE_HALVES_SIGN 0
 #endif
+#ifndef DSV4_FAULT_BF16_PACK_PAIR_SWAP      // census packing: the words of a pair take each other's bits
+#define DSV4_FAULT_BF16_PACK_PAIR_SWAP 0
+#endif
 
 // block amax (kernels/block_amax)
 #ifndef DSV4_FAULT_AMAX_NAN_PROPAGATES      // NaN-propagating max instead of maxNum

@@ -137,8 +137,9 @@ SIMT_HD unsigned pack_half_tops(const uint32_t (&r)[kWords]) {
   static_assert(kWords % 2 == 0 && kWords <= 16, "pairs of words, at most 32 lanes");
   unsigned m = 0u;
   DSV4_IDX_UNROLL
-  for (int j = 0; j < kWords / 2; ++j)
-    m |= (__byte_perm(r[2 * j], r[2 * j + 1], 0x7531u) >> (7 - j)) & (0x01010101u << j);
+  for (int j = 0; j < kWords / 2; ++j)  // (planted PACK_PAIR_SWAP: the byte order 3, 1, 7, 5)
+    m |= (__byte_perm(r[2 * j], r[2 * j + 1], DSV4_FAULT_BF16_PACK_PAIR_SWAP ? 0x5713u : 0x7531u) >>
+          (7 - j)) & (0x01010101u << j);
   return m;
 }
 SIMT_HD uint32_t clear_nan_half(uint32_t d) {
