@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "codec.hpp"
+#include "runner.hpp"
 
 namespace dsv4::harness {
 namespace {
@@ -38,7 +39,9 @@ std::string codes(uint32_t mask) {
 }  // namespace
 
 std::string repro_command(const ReportContext& ctx) {
-  std::string cmd = "dsv4-harness repro " + (ctx.case_file.empty() ? std::string("<case file not written>") : ctx.case_file);
+  const int32_t occ = bf16_ctas_override();
+  std::string cmd = std::string(occ > 0 ? "DSV4_BF16_CTAS_PER_SM=" + std::to_string(occ) + " " : "") +
+                    "dsv4-harness repro " + (ctx.case_file.empty() ? std::string("<case file not written>") : ctx.case_file);
   if (!ctx.impl_spec.empty()) cmd += " --impl " + ctx.impl_spec;
   return cmd;
 }

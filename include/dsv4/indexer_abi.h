@@ -172,7 +172,10 @@ typedef struct dsv4_config {
   int32_t rest_ring_off;       /* 1 = the one-read Streaming stage's rest walked through registers
                                 * (tests); <= 0 or other = through the cp.async ring where it
                                 * applies (added in ABI v1 from reserved[1]) */
-  int32_t reserved[13];
+  int32_t bf16_ctas_per_sm;    /* bf16 small top-k: 3 or 4 = that kernel instantiation (CTAs a SM
+                                * its registers allow); other values = by batch: 4 where
+                                * 3 * SMs < B <= 4 * SMs (added in ABI v1 from reserved[2]) */
+  int32_t reserved[12];
 } dsv4_config;
 
 /* Device status block (spec README §4). code_mask bit c set iff code c was raised. */

@@ -74,6 +74,12 @@
 #ifndef DSV4_FAULT_BF16_PACK_PAIR_SWAP      // census packing: the words of a pair take each other's bits
 #define DSV4_FAULT_BF16_PACK_PAIR_SWAP 0
 #endif
+#ifndef DSV4_FAULT_BF16_NAN_COUNT_KEPT      // NaN keys cleared after pass 1, their bin counts not moved
+#define DSV4_FAULT_BF16_NAN_COUNT_KEPT 0
+#endif
+#ifndef DSV4_FAULT_BF16_WIDE_LAST_SLOT      // the 4-CTA/SM instantiation writes -1 into a row's last slot
+#define DSV4_FAULT_BF16_WIDE_LAST_SLOT 0
+#endif
 
 // block amax (kernels/block_amax)
 #ifndef DSV4_FAULT_AMAX_NAN_PROPAGATES      // NaN-propagating max instead of maxNum

@@ -1,5 +1,6 @@
 // kernels/common/status_host.cu -- status block, row-path buffer, config snapshot and the
 // ABI functions shared by every family (version, capabilities, config, status, row paths).
+#include <cstddef>
 #include <cstring>
 #include <mutex>
 
@@ -104,6 +105,11 @@ DSV4_EXPORT dsv4_result dsv4_set_config(const dsv4_config* cfg, dsv4_message* ms
               cfg->force_path == DSV4_PATH_ROW_ERROR))
     return fail(msg, DSV4_ERR_INVALID_ARGUMENT, "dsv4_set_config: force_path = %d is not a forcible path",
                 cfg->force_path);
+  const bool has_bf16 = cfg && cfg->struct_size >= offsetof(dsv4_config, bf16_ctas_per_sm) + sizeof(int32_t);
+  if (has_bf16 && cfg->bf16_ctas_per_sm > 0 && cfg->bf16_ctas_per_sm != 3 && cfg->bf16_ctas_per_sm != 4)
+    return fail(msg, DSV4_ERR_INVALID_ARGUMENT,
+                "dsv4_set_config: bf16_ctas_per_sm = %d violates: 3, 4, or <= 0 (by batch)",
+                cfg->bf16_ctas_per_sm);
   set_user_config(cfg);
   return ok(msg);
 }

@@ -2,6 +2,7 @@
 // (spec topk_bf16_small.md §2, §5): validation, B = 0 no-op, launch.
 #include <vector>
 
+#include "kernels/common/config.hpp"
 #include "kernels/common/status.cuh"
 #include "kernels/common/validate.hpp"
 #include "kernels/topk_bf16_small/topk_bf16_small_kernel.cuh"
@@ -91,12 +92,27 @@ extern "C" DSV4_EXPORT dsv4_result dsv4_topk_bf16_small_transform(
   p.page_bits = page_bits;
   p.status = status;
 
+  // the instantiation: by the batch and the SM count (bf16::ctas_per_sm_for), or forced by the
+  // configuration's bf16_ctas_per_sm
+  const int forced = user_config().bf16_ctas_per_sm;
+  int sms = 0;
+  if (DSV4_BF16_WIDE_AUTO && forced != bf16::kMinCtasPerSm && forced != bf16::kWideCtasPerSm && B > 3) {
+    simt::rt::DeviceProps dp;
+    const auto de = simt::rt::device_props(&dp);
+    if (de != simt::rt::kSuccess)
+      return fail(msg, DSV4_ERR_CUDA, "%s: device query failed: %s", kEntry, simt::rt::error_string(de));
+    sms = dp.sm_count;
+  }
+  const int ctas = bf16::ctas_per_sm_for(B, sms, forced);
+
   simt::rt::LaunchConfig cfg;
   cfg.grid = {static_cast<unsigned>(B), 1u, 1u};
   cfg.block = {static_cast<unsigned>(bf16::kThreads), 1u, 1u};
   cfg.stream = static_cast<simt::rt::stream_t>(stream);
   cfg.pdl = true;
-  const auto e = simt::rt::launch(cfg, bf16::topk_bf16_small_kernel, p);
+  const auto e = ctas == bf16::kWideCtasPerSm
+                     ? simt::rt::launch(cfg, bf16::topk_bf16_small_kernel<bf16::kWideCtasPerSm>, p)
+                     : simt::rt::launch(cfg, bf16::topk_bf16_small_kernel<bf16::kMinCtasPerSm>, p);
   if (e != simt::rt::kSuccess)
     return fail(msg, DSV4_ERR_CUDA, "%s: kernel launch failed: %s", kEntry,
                 simt::rt::error_string(e));

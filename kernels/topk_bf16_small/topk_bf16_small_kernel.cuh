@@ -7,7 +7,11 @@
 
 namespace dsv4::ours::bf16 {
 
-SIMT_KERNEL void SIMT_LAUNCH_BOUNDS(kThreads, kMinCtasPerSm) topk_bf16_small_kernel(Params p) {
+// kCtasPerSm: the residency the registers are allocated for (bf16_ctas_per_sm, host entry): 3 (40
+// registers, the page-table prefetch) or 4 (32 registers, no prefetch: its registers would spill).
+template <int kCtasPerSm>
+SIMT_KERNEL void SIMT_LAUNCH_BOUNDS(kThreads, kCtasPerSm) topk_bf16_small_kernel(Params p) {
+  constexpr bool kPrefetch = DSV4_BF16_TABLE_PREFETCH && kCtasPerSm < 4;
   constexpr int kHistWords = 2 * 256 + 1;  // [0,256): high byte of D; [256,512): low byte;
   SIMT_SHARED(unsigned, hist, [kHistWords]);  // [512]: dump slot of pass 2 (never read)
   SIMT_SHARED(int, stage, [kMaxK]);
@@ -21,7 +25,12 @@ SIMT_KERNEL void SIMT_LAUNCH_BOUNDS(kThreads, kMinCtasPerSm) topk_bf16_small_ker
 #endif
   const int tx = threadIdx.x;
   const int lane = tx & 31;
-  for (int i = tx; i < kHistWords; i += kThreads) hist[i] = 0u;
+  if (DSV4_BF16_LATE_NAN && kHistWords <= 2 * kThreads) {  // no loop: one or two words a thread
+    hist[tx] = 0u;
+    if (tx + kThreads < kHistWords) hist[tx + kThreads] = 0u;
+  } else {
+    for (int i = tx; i < kHistWords; i += kThreads) hist[i] = 0u;
+  }
   if (tx == 0) cursor = 0u;
 
   SIMT_PDL_WAIT();  // nothing global is touched before this (spec README §4 PDL)
@@ -56,7 +65,7 @@ SIMT_KERNEL void SIMT_LAUNCH_BOUNDS(kThreads, kMinCtasPerSm) topk_bf16_small_ker
   // shared memory instead of a dependent global load.
   const long long need_cols = (static_cast<long long>(n) + (1 << p.page_bits) - 1) >> p.page_bits;
   const int cache_cols = static_cast<int>(need_cols < p.W ? need_cols : p.W);
-  const bool use_cache = DSV4_BF16_TABLE_PREFETCH && need_cols <= kTableCache;
+  const bool use_cache = kPrefetch && need_cols <= kTableCache;
   int treg[kTableSlots];
   DSV4_IDX_UNROLL
   for (int i = 0; i < kTableSlots; ++i) {
@@ -83,7 +92,7 @@ SIMT_KERNEL void SIMT_LAUNCH_BOUNDS(kThreads, kMinCtasPerSm) topk_bf16_small_ker
       DSV4_IDX_UNROLL
       for (int q = 0; q < 4; ++q) {
         kw[4 * v + q] = word_keys(raw[v].w[q]);
-        nan_probe |= pair_nan_probe(raw[v].w[q]);
+        if (!DSV4_BF16_LATE_NAN) nan_probe |= pair_nan_probe(raw[v].w[q]);
       }
     } else if (e0 < n) {  // the partial last vector: nothing at or past n
       DSV4_IDX_UNROLL
@@ -133,6 +142,29 @@ SIMT_KERNEL void SIMT_LAUNCH_BOUNDS(kThreads, kMinCtasPerSm) topk_bf16_small_ker
 #endif
 #if !DSV4_FAULT_BF16_NO_HIST_BARRIER  // planted: the pivot search reads a histogram being built
   __syncthreads();
+#endif
+#if DSV4_BF16_LATE_NAN
+  // Every NaN key has high byte 0x00 (negative NaN) or 0xFF (positive NaN), bins that otherwise
+  // hold only the absent lanes (bin 0: the kRowCapacity - n lanes at or past n) and |x| >= 2^127
+  // (+-inf among them). Only when either bin holds more are the keys cleared (rare, uniform over
+  // the CTA): a positive NaN's count moves from bin 0xFF to bin 0, a negative one stays in bin 0.
+  constexpr unsigned kTopBin = DSV4_BF16_HIST_SKEW ? (0xFFu ^ 16u) : 0xFFu;
+  if (hist[0] != static_cast<unsigned>(kRowCapacity - n) || hist[kTopBin] != 0u) {
+    unsigned moved = 0u;
+    DSV4_IDX_UNROLL
+    for (int q = 0; q < 4 * kVecsPerThread; ++q) {
+      const uint32_t c = clear_nan_keys(kw[q]);
+      moved += ((kw[q] >> 8) & 0xFFu) == 0xFFu && (c & 0xFFFFu) == 0u;
+      moved += (kw[q] >> 24) == 0xFFu && (c >> 16) == 0u;
+      kw[q] = c;
+    }
+    __syncthreads();  // every thread has read bins 0 and 0xFF
+    if (moved != 0u && !DSV4_FAULT_BF16_NAN_COUNT_KEPT) {
+      atomicSub(&hist[kTopBin], moved);
+      atomicAdd(&hist[0], moved);
+    }
+    __syncthreads();
+  }
 #endif
   unsigned hi_bin, remain1;
   pivot_of<DSV4_BF16_HIST_SKEW != 0>(hist, static_cast<unsigned>(k), hi_bin, remain1,
@@ -197,6 +229,15 @@ SIMT_KERNEL void SIMT_LAUNCH_BOUNDS(kThreads, kMinCtasPerSm) topk_bf16_small_ker
   const uint32_t t_gt = pivot + 1u, t_ge = pivot != 0u ? pivot : 0xFFFFu;
   const uint32_t gl = (t_gt & 0x7FFFu) * 0x10001u, gh = (t_gt & 0x8000u) ? ~0u : 0u;
   const uint32_t el = (t_ge & 0x7FFFu) * 0x10001u, eh = (t_ge & 0x8000u) ? ~0u : 0u;
+#if DSV4_BF16_CENSUS_PAIRS  // a pair of words at a time: no 2 x 16 result words live at once
+  unsigned ge = 0u;
+  DSV4_IDX_UNROLL
+  for (int j = 0; j < 2 * kVecsPerThread; ++j) {
+    gt |= pack_pair_tops(ge_halves(kw[2 * j], gl, gh), ge_halves(kw[2 * j + 1], gl, gh), j);
+    ge |= pack_pair_tops(ge_halves(kw[2 * j], el, eh), ge_halves(kw[2 * j + 1], el, eh), j);
+  }
+  eq = ge & ~gt;
+#else
   uint32_t rg[4 * kVecsPerThread], re[4 * kVecsPerThread];
   DSV4_IDX_UNROLL
   for (int q = 0; q < 4 * kVecsPerThread; ++q) {
@@ -205,6 +246,7 @@ SIMT_KERNEL void SIMT_LAUNCH_BOUNDS(kThreads, kMinCtasPerSm) topk_bf16_small_ker
   }
   gt = pack_half_tops(rg);
   eq = pack_half_tops(re) & ~gt;
+#endif
 #else
   const uint32_t gt_above = (pivot << 16) | 0xFFFFu;
   const uint32_t eq_floor = pivot != 0u ? pivot << 16 : 0xFFFFFFFFu;
@@ -258,6 +300,7 @@ SIMT_KERNEL void SIMT_LAUNCH_BOUNDS(kThreads, kMinCtasPerSm) topk_bf16_small_ker
   const int num_staged = static_cast<int>((total >> 16) + (eq_all < eq_total ? eq_all : eq_total));
   const int* tc = use_cache ? &tcache[0] : nullptr;
   for (int t = tx; t < k; t += kThreads) out[t] = t < num_staged ? map_position(p, trow, tc, stage[t], b) : -1;
+  if (DSV4_FAULT_BF16_WIDE_LAST_SLOT && kCtasPerSm == kWideCtasPerSm && tx == 0) out[k - 1] = -1;  // planted
 }
 
 }  // namespace dsv4::ours::bf16

@@ -35,12 +35,28 @@ constexpr int kVecLanes = 8;
 constexpr int kLanesPerThread = kVecsPerThread * kVecLanes;  // 32
 constexpr int kRowCapacity = kThreads * kLanesPerThread;     // 16384 at 512 threads
 constexpr int kMaxK = 2048;
-// CTAs per SM the register allocation must allow (upstream: 3 at 512 threads = 40 registers).
-// Build-time tunable for GPU experiments (-DDSV4_BF16_MIN_CTAS_PER_SM=4 caps at 32 registers).
+// CTAs per SM the register allocation must allow: two instantiations, 3 (upstream's: 40 registers
+// at 512 threads) and 4 (32 registers), chosen per launch by ctas_per_sm_for below.
+// Build-time tunable for GPU experiments (-DDSV4_BF16_MIN_CTAS_PER_SM=4: both at 4).
 #ifndef DSV4_BF16_MIN_CTAS_PER_SM
 #define DSV4_BF16_MIN_CTAS_PER_SM 3
 #endif
 constexpr int kMinCtasPerSm = DSV4_BF16_MIN_CTAS_PER_SM;
+constexpr int kWideCtasPerSm = 4;
+// The instantiation of a launch of B rows on `sms` SMs (`forced` 3 or 4: that one; dsv4_config
+// bf16_ctas_per_sm). 4 only where it makes the launch one wave that is two at 3 a SM,
+// 3 * sms < B <= 4 * sms (H200, 132 SMs: B = 397..528); elsewhere 3, whose kernel is faster per
+// row (H200, docs/performance.md, twenty-fourth pass: B = 512 k = 512 13.9 us at 4 against 14.8
+// at 3, but B = 1 7.1 against 6.9 and, at 6 rows a SM, B = 792 k = 2048 25.2 against 22.7).
+// The batch rule is off by default (DSV4_BF16_WIDE_AUTO 0: always 3 unless forced) for the same
+// reason as the two switches above.
+#ifndef DSV4_BF16_WIDE_AUTO
+#define DSV4_BF16_WIDE_AUTO 0
+#endif
+inline int ctas_per_sm_for(long long B, int sms, int forced, bool by_batch = DSV4_BF16_WIDE_AUTO) {
+  if (forced == kMinCtasPerSm || forced == kWideCtasPerSm) return forced;
+  return by_batch && sms > 0 && B > 3LL * sms && B <= 4LL * sms ? kWideCtasPerSm : kMinCtasPerSm;
+}
 // Page-table prefetch into shared memory for rows needing at most kTableCache table columns
 // (all production rows: 16384 / 8 = 2048). Build-time switch for GPU A/B runs.
 #ifndef DSV4_BF16_TABLE_PREFETCH
@@ -75,6 +91,19 @@ constexpr int kTableCache = 2048;
 // through shared memory and a barrier, instead of by every warp redundantly without one.
 #ifndef DSV4_BF16_SHARED_PIVOT
 #define DSV4_BF16_SHARED_PIVOT 1
+#endif
+// The twenty-fourth pass (1 by default, 0 = the earlier code): CENSUS_PAIRS compares and packs the
+// census a pair of words at a time (no 2 x 16 result words live: no spills at 40 registers);
+// LATE_NAN drops the per-word NaN probe of the loads: NaN keys are found after pass 1 from its
+// bins 0x00 and 0xFF and cleared only then (kernel, "LATE_NAN"); with it the histograms are
+// cleared without a loop.
+// Both 0 by default until the GPU property suites and the sanitizer have run on them: measured
+// faster (H200 A/B, twenty-fourth pass), exact in the A/B's check and on the CPU suites.
+#ifndef DSV4_BF16_CENSUS_PAIRS
+#define DSV4_BF16_CENSUS_PAIRS 0
+#endif
+#ifndef DSV4_BF16_LATE_NAN
+#define DSV4_BF16_LATE_NAN 0
 #endif
 constexpr int kTableSlots = (kTableCache + kThreads - 1) / kThreads;  // per thread
 static_assert(kThreads % 32 == 0 && kThreads >= 32 && kThreads <= 1024, "bad bf16 block size");
@@ -132,14 +161,20 @@ SIMT_HD int census_lane(int bit) {
 // The lanes whose half has bit 15 set in r[] (ge_halves results), as a census mask: the pair of
 // words (2j, 2j + 1) gives the bytes [1, 3, 5, 7] of a byte permute, bits 7, 15, 23, 31 of which
 // move down to 8b + j.
+// Pair j's part (words 2j, 2j + 1: bits 8b + j) of that mask (a template, as __byte_perm is
+// device-only in nvcc's view).
+template <class U = uint32_t>
+SIMT_HD unsigned pack_pair_tops(U r0, U r1, int j) {
+  // (planted PACK_PAIR_SWAP: the byte order 3, 1, 7, 5)
+  return (__byte_perm(r0, r1, DSV4_FAULT_BF16_PACK_PAIR_SWAP ? 0x5713u : 0x7531u) >> (7 - j)) &
+         (0x01010101u << j);
+}
 template <int kWords>
 SIMT_HD unsigned pack_half_tops(const uint32_t (&r)[kWords]) {
   static_assert(kWords % 2 == 0 && kWords <= 16, "pairs of words, at most 32 lanes");
   unsigned m = 0u;
   DSV4_IDX_UNROLL
-  for (int j = 0; j < kWords / 2; ++j)  // (planted PACK_PAIR_SWAP: the byte order 3, 1, 7, 5)
-    m |= (__byte_perm(r[2 * j], r[2 * j + 1], DSV4_FAULT_BF16_PACK_PAIR_SWAP ? 0x5713u : 0x7531u) >>
-          (7 - j)) & (0x01010101u << j);
+  for (int j = 0; j < kWords / 2; ++j) m |= pack_pair_tops(r[2 * j], r[2 * j + 1], j);
   return m;
 }
 SIMT_HD uint32_t clear_nan_half(uint32_t d) {

@@ -123,8 +123,20 @@ static void candidates(bool bench, cudaStream_t st) {
 }
 
 static void bf16_topk(bool bench, cudaStream_t st) {
+  // DSV4_BENCH_BF16_BATCHES="1,132,...": the timed batches instead of the goal's 1, 64, 512
+  std::vector<int64_t> batches{1, 64, 512};
+  if (const char* e = std::getenv("DSV4_BENCH_BF16_BATCHES")) {
+    batches.clear();
+    for (const char* c = e; *c;) {
+      char* end = nullptr;
+      const long long v = std::strtoll(c, &end, 10);
+      if (end == c || v <= 0) { std::fprintf(stderr, "bad DSV4_BENCH_BF16_BATCHES: %s\n", e); std::exit(2); }
+      batches.push_back(v);
+      c = *end == ',' ? end + 1 : end;
+    }
+  }
   for (int64_t k : {int64_t{512}, int64_t{2048}}) {
-    for (int64_t B : bench ? std::vector<int64_t>{1, 64, 512} : std::vector<int64_t>{3}) {
+    for (int64_t B : bench ? batches : std::vector<int64_t>{3}) {
       // DSV4_BENCH_BF16_B / _K: only that batch / k (one launch group for a profiler's --launch-skip)
       if (bench && std::getenv("DSV4_BENCH_BF16_B") && std::atoll(std::getenv("DSV4_BENCH_BF16_B")) != B) continue;
       if (bench && std::getenv("DSV4_BENCH_BF16_K") && std::atoll(std::getenv("DSV4_BENCH_BF16_K")) != k) continue;

@@ -159,4 +159,25 @@ TEST(TopkBf16SmallArgs, MetadataErrors) {
             DSV4_ERR_INVALID_ARGUMENT) << "page_table is required";
 }
 
+// dsv4_config.bf16_ctas_per_sm: 3, 4 or <= 0; anything else is refused with the field named.
+TEST(TopkBf16SmallGuards, ConfigRefusesOtherCtasPerSm) {
+  dsv4_config cfg;
+  std::memset(&cfg, 0xff, sizeof cfg);
+  cfg.struct_size = sizeof cfg;
+  cfg.force_path = DSV4_PATH_AUTO;
+  for (int v : {1, 2, 5, 1024}) {
+    cfg.bf16_ctas_per_sm = v;
+    dsv4_message m{};
+    EXPECT_EQ(dsv4_set_config(&cfg, &m), DSV4_ERR_INVALID_ARGUMENT) << v;
+    EXPECT_NE(std::string(m.text).find("bf16_ctas_per_sm"), std::string::npos) << m.text;
+  }
+  for (int v : {-1, 0, 3, 4}) {
+    cfg.bf16_ctas_per_sm = v;
+    dsv4_message m{};
+    EXPECT_EQ(dsv4_set_config(&cfg, &m), DSV4_OK) << v << ": " << m.text;
+  }
+  dsv4_message m{};
+  EXPECT_EQ(dsv4_set_config(nullptr, &m), DSV4_OK);
+}
+
 }  // namespace

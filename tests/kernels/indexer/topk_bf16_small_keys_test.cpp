@@ -117,4 +117,19 @@ TEST(TopkBf16SmallKeys, PackHalfTopsPutsEachLaneAtItsCensusBit) {
   }
 }
 
+// The kernel instantiation of a launch (ctas_per_sm_for): 4 CTAs a SM only where that makes one
+// wave of what is two at 3; a forced 3 or 4 wins; any other forced value is "by batch".
+TEST(TopkBf16SmallKeys, InstantiationByBatch) {
+  EXPECT_EQ(b::ctas_per_sm_for(1, 132, -1, true), 3);
+  EXPECT_EQ(b::ctas_per_sm_for(396, 132, -1, true), 3);
+  EXPECT_EQ(b::ctas_per_sm_for(397, 132, -1, true), 4);
+  EXPECT_EQ(b::ctas_per_sm_for(528, 132, -1, true), 4);
+  EXPECT_EQ(b::ctas_per_sm_for(529, 132, -1, true), 3);
+  EXPECT_EQ(b::ctas_per_sm_for(512, 0, -1, true), 3);    // no SM count: 3
+  EXPECT_EQ(b::ctas_per_sm_for(512, 132, -1, false), 3); // the rule off (DSV4_BF16_WIDE_AUTO 0)
+  EXPECT_EQ(b::ctas_per_sm_for(1, 132, 4, false), 4);    // forced
+  EXPECT_EQ(b::ctas_per_sm_for(512, 132, 3, true), 3);
+  EXPECT_EQ(b::ctas_per_sm_for(512, 132, 7, true), 4);   // not a choice: by batch
+}
+
 }  // namespace

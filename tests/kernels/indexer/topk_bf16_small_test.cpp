@@ -157,4 +157,34 @@ TEST(TopkBf16Small, ReadPastSeqLenPoisonAndTight) {
   std::free(tight);
 }
 
+// Both kernel instantiations (dsv4_config.bf16_ctas_per_sm 3 and 4: 40 registers with the table
+// prefetch, 32 without) on the same rows: permuted tables, ragged lengths, NaN rows (the late NaN
+// clearing), heavy ties; then the batch rule by itself. The planted BF16_WIDE_LAST_SLOT fails the
+// forced-4 half only.
+TEST(TopkBf16Small, BothInstantiationsExact) {
+  const int64_t C = kBf16Cap;
+  for (int forced : {3, 4}) {
+    dsv4_config cfg;
+    std::memset(&cfg, 0xff, sizeof cfg);
+    cfg.struct_size = sizeof cfg;
+    cfg.force_path = DSV4_PATH_AUTO;
+    cfg.early_read = 0;
+    cfg.bf16_ctas_per_sm = forced;
+    dsv4_message m{};
+    ASSERT_EQ(dsv4_set_config(&cfg, &m), DSV4_OK) << m.text;
+    SCOPED_TRACE("bf16_ctas_per_sm " + std::to_string(forced));
+    Rng rng(0xC7A + forced);
+    Bf16Case c(6, C, std::min<int64_t>(300, C / 4), 8);
+    c.fill_normal(rng);
+    c.permute_tables(rng);
+    for (int64_t b = 1; b < 6; ++b) c.lens[b] = static_cast<int32_t>(rng.uniform(C / 8, C));
+    for (int i = 0; i < 40; ++i) c.row(2)[i * 5] = uint16_t(0x7FC1 + i);       // positive NaNs
+    for (int i = 0; i < 40; ++i) c.row(3)[i * 3] = uint16_t(0xFFC1 + i);       // negative NaNs
+    for (int64_t i = 0; i < C; i += 2) c.row(4)[i] = bf16(1.5f);               // ties at the pivot
+    c.run_and_check();
+  }
+  dsv4_message m{};
+  ASSERT_EQ(dsv4_set_config(nullptr, &m), DSV4_OK) << m.text;
+}
+
 }  // namespace
