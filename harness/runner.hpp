@@ -43,12 +43,13 @@ struct Outcome {
 // Never throws for a bad case or a misbehaving plugin: failures become Verdict::Error with reason.
 Outcome run_case(const Case& c, const Impl& impl, Backend& backend, const Options& opt = {});
 
-// Expected per-row guard code of a row under the kernel's contract (0 = in contract), spec README
-// §4 order (1, 2, 3, 4); exposed for generators and the minimizer.
 // The bf16 small top-k's instantiation for every case of this process: DSV4_BF16_CTAS_PER_SM=3|4
 // forces it (dsv4_config.bf16_ctas_per_sm; CTest runs the bf16 properties once with 4); unset or
 // anything else: -1, by batch. A failure report's replay line carries the setting.
 int32_t bf16_ctas_override();
+
+// Expected per-row guard code of a row under the kernel's contract (0 = in contract), spec README
+// §4 order (1, 2, 3, 4); exposed for generators and the minimizer.
 int32_t expected_row_code(const Case& c, int64_t row, int64_t capacity = 131072);
 
 }  // namespace dsv4::harness

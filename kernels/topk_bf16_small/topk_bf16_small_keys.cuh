@@ -92,13 +92,12 @@ constexpr int kTableCache = 2048;
 #ifndef DSV4_BF16_SHARED_PIVOT
 #define DSV4_BF16_SHARED_PIVOT 1
 #endif
-// The twenty-fourth pass (1 by default, 0 = the earlier code): CENSUS_PAIRS compares and packs the
-// census a pair of words at a time (no 2 x 16 result words live: no spills at 40 registers);
-// LATE_NAN drops the per-word NaN probe of the loads: NaN keys are found after pass 1 from its
-// bins 0x00 and 0xFF and cleared only then (kernel, "LATE_NAN"); with it the histograms are
-// cleared without a loop.
-// Both 0 by default until the GPU property suites and the sanitizer have run on them: measured
-// faster (H200 A/B, twenty-fourth pass), exact in the A/B's check and on the CPU suites.
+// The twenty-fourth pass (0 = the earlier code, the default until the GPU property suites and the
+// sanitizer have run on them; measured faster in the H200 A/B, exact in its check and on the CPU
+// suites): CENSUS_PAIRS compares and packs the census a pair of words at a time (no 2 x 16 result
+// words live: no spills at 40 registers); LATE_NAN drops the loads' per-word NaN probe: NaN keys
+// are found after pass 1 from its bins 0x00 and 0xFF and cleared only then (the kernel's
+// DSV4_BF16_LATE_NAN block), and the histograms are cleared without a loop.
 #ifndef DSV4_BF16_CENSUS_PAIRS
 #define DSV4_BF16_CENSUS_PAIRS 0
 #endif
@@ -158,10 +157,8 @@ SIMT_HD int census_bit(int l) { return DSV4_BF16_SWAR_CENSUS ? 8 * (l & 3) + (l 
 SIMT_HD int census_lane(int bit) {
   return DSV4_BF16_SWAR_CENSUS ? 4 * (bit & 7) + (bit >> 3) : bit;
 }
-// The lanes whose half has bit 15 set in r[] (ge_halves results), as a census mask: the pair of
-// words (2j, 2j + 1) gives the bytes [1, 3, 5, 7] of a byte permute, bits 7, 15, 23, 31 of which
-// move down to 8b + j.
-// Pair j's part (words 2j, 2j + 1: bits 8b + j) of that mask (a template, as __byte_perm is
+// Pair j of pack_half_tops' mask: words r0 = r[2j], r1 = r[2j + 1] give the bytes [1, 3, 5, 7] of a
+// byte permute, bits 7, 15, 23, 31 of which move down to 8b + j (a template, as __byte_perm is
 // device-only in nvcc's view).
 template <class U = uint32_t>
 SIMT_HD unsigned pack_pair_tops(U r0, U r1, int j) {
@@ -169,6 +166,7 @@ SIMT_HD unsigned pack_pair_tops(U r0, U r1, int j) {
   return (__byte_perm(r0, r1, DSV4_FAULT_BF16_PACK_PAIR_SWAP ? 0x5713u : 0x7531u) >> (7 - j)) &
          (0x01010101u << j);
 }
+// The lanes whose half has bit 15 set in r[] (ge_halves results), as a census mask.
 template <int kWords>
 SIMT_HD unsigned pack_half_tops(const uint32_t (&r)[kWords]) {
   static_assert(kWords % 2 == 0 && kWords <= 16, "pairs of words, at most 32 lanes");
