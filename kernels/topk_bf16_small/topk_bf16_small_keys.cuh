@@ -48,10 +48,10 @@ constexpr int kWideCtasPerSm = 4;
 // 3 * sms < B <= 4 * sms (H200, 132 SMs: B = 397..528); elsewhere 3, whose kernel is faster per
 // row (H200, docs/performance.md, twenty-fourth pass: B = 512 k = 512 13.9 us at 4 against 14.8
 // at 3, but B = 1 7.1 against 6.9 and, at 6 rows a SM, B = 792 k = 2048 25.2 against 22.7).
-// The batch rule is off by default (DSV4_BF16_WIDE_AUTO 0: always 3 unless forced) for the same
-// reason as the two switches above.
+// The batch rule is on by default since the twenty-fifth pass (DSV4_BF16_WIDE_AUTO 0: always 3
+// unless forced, for A/B runs).
 #ifndef DSV4_BF16_WIDE_AUTO
-#define DSV4_BF16_WIDE_AUTO 0
+#define DSV4_BF16_WIDE_AUTO 1
 #endif
 inline int ctas_per_sm_for(long long B, int sms, int forced, bool by_batch = DSV4_BF16_WIDE_AUTO) {
   if (forced == kMinCtasPerSm || forced == kWideCtasPerSm) return forced;
@@ -92,17 +92,16 @@ constexpr int kTableCache = 2048;
 #ifndef DSV4_BF16_SHARED_PIVOT
 #define DSV4_BF16_SHARED_PIVOT 1
 #endif
-// The twenty-fourth pass (0 = the earlier code, the default until the GPU property suites and the
-// sanitizer have run on them; measured faster in the H200 A/B, exact in its check and on the CPU
-// suites): CENSUS_PAIRS compares and packs the census a pair of words at a time (no 2 x 16 result
+// The twenty-fourth pass (1 by default since the twenty-fifth, after the GPU property suites and
+// the sanitizer ran on them; 0 = the earlier code, for A/B runs): CENSUS_PAIRS compares and packs the census a pair of words at a time (no 2 x 16 result
 // words live: no spills at 40 registers); LATE_NAN drops the loads' per-word NaN probe: NaN keys
 // are found after pass 1 from its bins 0x00 and 0xFF and cleared only then (the kernel's
 // DSV4_BF16_LATE_NAN block), and the histograms are cleared without a loop.
 #ifndef DSV4_BF16_CENSUS_PAIRS
-#define DSV4_BF16_CENSUS_PAIRS 0
+#define DSV4_BF16_CENSUS_PAIRS 1
 #endif
 #ifndef DSV4_BF16_LATE_NAN
-#define DSV4_BF16_LATE_NAN 0
+#define DSV4_BF16_LATE_NAN 1
 #endif
 constexpr int kTableSlots = (kTableCache + kThreads - 1) / kThreads;  // per thread
 static_assert(kThreads % 32 == 0 && kThreads >= 32 && kThreads <= 1024, "bad bf16 block size");

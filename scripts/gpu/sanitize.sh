@@ -6,7 +6,8 @@
 #     cluster8, cluster16, pool, cluster4, cluster2), bf16 small top-k and amax8, tight allocations (all four tools);
 #   - test_gpu_stale_plan_inject, small-batch injection cases only (memcheck);
 #   - the property suites' *_gpu twins with tiny RapidCheck runs (RC_PARAMS max_success /
-#     max_size small; memcheck; racecheck too for topk_v2_test_gpu and topk_bf16_small_test).
+#     max_size small; memcheck; racecheck too for topk_v2_test_gpu and topk_bf16_small_test, the
+#     latter also with its 4-CTA/SM kernel forced, DSV4_BF16_CTAS_PER_SM=4, under synccheck too).
 #   OUT=/dir bash scripts/gpu/sanitize.sh [--tools "memcheck racecheck ..."] [--budget S] [--quick]
 #     --quick   memcheck only
 #   SAN_RACE_FILTER=<gtest filter>: the tests of the topk_v2_test racecheck run (default: every
@@ -108,7 +109,12 @@ for tool in $TOOLS; do
       run racecheck "topk_v2_test (RC_PARAMS=max_success=2 max_size=10; $race_filter)" topk_v2_test \
         "RC_PARAMS=max_success=2 max_size=10" "GTEST_FILTER=$race_filter"
       run racecheck "topk_bf16_small_test (RC_PARAMS=$small_rc)" topk_bf16_small_test \
-        "RC_PARAMS=$small_rc" DSV4_PROP_SCALE=1 ;;
+        "RC_PARAMS=$small_rc" DSV4_PROP_SCALE=1
+      run racecheck "topk_bf16_small_test (RC_PARAMS=$small_rc; DSV4_BF16_CTAS_PER_SM=4)" \
+        topk_bf16_small_test "RC_PARAMS=$small_rc" DSV4_PROP_SCALE=1 DSV4_BF16_CTAS_PER_SM=4 ;;
+    synccheck)
+      run synccheck "topk_bf16_small_test (RC_PARAMS=$small_rc; DSV4_BF16_CTAS_PER_SM=4)" \
+        topk_bf16_small_test "RC_PARAMS=$small_rc" DSV4_PROP_SCALE=1 DSV4_BF16_CTAS_PER_SM=4 ;;
   esac
 done
 echo "totals: $(awk '{print $1}' "$SUMMARY" | sort | uniq -c | tr '\n' ' ')" | tee -a "$SUMMARY"
