@@ -4,6 +4,9 @@
 #include <dlfcn.h>
 
 #include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <cmath>
 #include <cstring>
 #include <map>
@@ -125,29 +128,54 @@ __global__ void read_reduce_kernel(const float4* __restrict__ p, int64_t n4, flo
   if (acc == 1234.5678f) *sink = acc;  // keeps the loads alive; practically never taken
 }
 
+namespace {
+double g_last_host_us = -1.0;
+double median_of(std::vector<double>& t) {
+  if (t.empty()) return -1.0;
+  std::sort(t.begin(), t.end());
+  return t.size() % 2 ? t[t.size() / 2] : 0.5 * (t[t.size() / 2 - 1] + t[t.size() / 2]);
+}
+}  // namespace
+
+double last_host_median_us() { return g_last_host_us; }
+
+void report_host_us(const char* what) {
+  const char* e = std::getenv("DSV4_BENCH_HOST");
+  if (e != nullptr && std::strcmp(e, "1") == 0 && g_last_host_us >= 0)
+    std::fprintf(stderr, "host: %s: %.2f us a call\n", what, g_last_host_us);
+}
+
 double time_median_us(cudaStream_t st, const Options& o, const std::function<bool(std::string&)>& launch,
                       std::string& err) {
   cudaEvent_t a, b;
   BENCH_CUDA(cudaEventCreate(&a));
   BENCH_CUDA(cudaEventCreate(&b));
-  std::vector<double> t;
+  std::vector<double> t, host;
+  g_last_host_us = -1.0;
   const uint64_t spin_ns = static_cast<uint64_t>(o.spin_us * 1000.0);
   double result = -1.0;
   for (int i = 0; i < o.warmup + o.iters; ++i) {
     spin_kernel<<<1, 1, 0, st>>>(spin_ns);
     cudaEventRecord(a, st);
+    const auto h0 = std::chrono::steady_clock::now();
     if (!launch(err)) goto done;
-    cudaEventRecord(b, st);
-    if (cudaError_t e = cudaEventSynchronize(b); e != cudaSuccess) {
-      err = std::string("CUDA error during timing: ") + cudaGetErrorString(e);
-      goto done;
+    {
+      const double h_us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - h0).count();
+      cudaEventRecord(b, st);
+      if (cudaError_t e = cudaEventSynchronize(b); e != cudaSuccess) {
+        err = std::string("CUDA error during timing: ") + cudaGetErrorString(e);
+        goto done;
+      }
+      float ms = 0.f;
+      cudaEventElapsedTime(&ms, a, b);
+      if (i >= o.warmup) {
+        t.push_back(ms * 1000.0);
+        host.push_back(h_us);
+      }
     }
-    float ms = 0.f;
-    cudaEventElapsedTime(&ms, a, b);
-    if (i >= o.warmup) t.push_back(ms * 1000.0);
   }
-  std::sort(t.begin(), t.end());
-  result = t.size() % 2 ? t[t.size() / 2] : 0.5 * (t[t.size() / 2 - 1] + t[t.size() / 2]);
+  result = median_of(t);
+  g_last_host_us = median_of(host);
 done:
   cudaEventDestroy(a);
   cudaEventDestroy(b);

@@ -56,6 +56,12 @@ bool parse_options(int argc, char** argv, const char* prog, const char* default_
 // message) to abort. Returns < 0 on error (err set).
 double time_median_us(cudaStream_t st, const Options& o, const std::function<bool(std::string&)>& launch,
                       std::string& err);
+// The host side of the last time_median_us: median wall-clock microseconds of one `launch` call
+// (the entry's validation, dispatch and enqueue; the GPU is busy with the spin kernel meanwhile, so
+// the device time above does not include it). -1 before any timing.
+double last_host_median_us();
+// With DSV4_BENCH_HOST=1 in the environment, prints "host: WHAT: X us a call" to stderr.
+void report_host_us(const char* what);
 // The launch term: an empty kernel timed with the same method.
 double empty_kernel_us(cudaStream_t st, const Options& o);
 // A vectorized read-and-reduce over n floats (n % 4 == 0, 16-byte aligned) timed the same way.

@@ -100,6 +100,8 @@ int main(int argc, char** argv) {
               em = m.text;
               return false;
             }, err);
+            const std::string what = "bf16_small B=" + std::to_string(B) + " L=" + std::to_string(L) + " k=" + std::to_string(k);
+            report_host_us(what.c_str());
             if (us < 0) {
               error = err;
               if (cudaDeviceSynchronize() != cudaSuccess) context_lost = true;

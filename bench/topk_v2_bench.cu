@@ -136,6 +136,11 @@ int main(int argc, char** argv) {
             e = m.text;
             return false;
           }, err);
+          {
+            const std::string what = std::string("topk_v2 ") + (mode == 0 ? "paged" : "indices") + " B=" +
+                                     std::to_string(B) + " L=" + std::to_string(L) + " k=" + std::to_string(k);
+            report_host_us(what.c_str());
+          }
           if (r.us < 0) {
             r.error = err;
             if (cudaDeviceSynchronize() != cudaSuccess) context_lost = true;
