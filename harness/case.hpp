@@ -71,7 +71,7 @@ enum class Dist : uint8_t {
   CandClustered = 15,   // runs of 64 consecutive ids plus scattered ones
   CandNewest = 16,      // the last K blocks
   CandQueueOnly = 17,   // min(K, 2048) consecutive ids aligned to 32
-  CandDuplicates = 18,  // ids with repeats (param = distinct count, default K/2)
+  CandDuplicates = 18,  // ids with repeats (param = distinct count, capped at K; default K/2)
   CandMinusOne = 19,    // valid distinct ids, then -1 padding (param = valid count, default K/2)
   CandOutOfRange = 20,  // valid ids mixed with nb, capacity-1, capacity, INT32_MAX, -2, INT32_MIN
 };

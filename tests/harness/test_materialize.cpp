@@ -114,6 +114,21 @@ TEST(Materialize, DistributionsLandWhereTheSpecSays) {
   }
 }
 
+// A recipe's param is fuzzed: a distinct-id count past the row's length must not cost more than
+// the row (corpus/fuzz_candidate_block_table/02499ff1…: param 654311424 allocated 2.6 GB and took
+// 34 s). Capped at the row, 4x the row draws the same ids as the row itself.
+TEST(Materialize, CandidateDuplicatesParamIsCappedAtTheRow) {
+  auto ids = [](uint32_t param) {
+    Case c = make_candidates(1, 40000, 64, 64, Dist::CandDuplicates, 9);
+    c.rows[0].param = param;
+    return make_row_values(c, 0, 64, 4321);
+  };
+  const auto at_row = ids(64);
+  EXPECT_EQ(ids(256), at_row);
+  EXPECT_EQ(ids(654311424u), at_row);
+  EXPECT_NE(ids(8), at_row);  // below the cap the param still counts
+}
+
 TEST(Materialize, InjectionsDoWhatTheyName) {
   Case c = make_topk_paged(1, 5000, 512, Dist::Randn, 1);
   c.rows[0].injections = {{InjKind::BinOverflow, 0, 3000, 12, 0, 3008}, {InjKind::LargestLast, 0, 0, 0, 0, 0}};
