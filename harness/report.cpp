@@ -40,7 +40,9 @@ std::string codes(uint32_t mask) {
 
 std::string repro_command(const ReportContext& ctx) {
   const int32_t occ = bf16_ctas_override();
+  const int32_t split = bf16_split_override();
   std::string cmd = std::string(occ > 0 ? "DSV4_BF16_CTAS_PER_SM=" + std::to_string(occ) + " " : "") +
+                    std::string(split > 0 ? "DSV4_BF16_SPLIT=" + std::to_string(split) + " " : "") +
                     "dsv4-harness repro " + (ctx.case_file.empty() ? std::string("<case file not written>") : ctx.case_file);
   if (!ctx.impl_spec.empty()) cmd += " --impl " + ctx.impl_spec;
   return cmd;

@@ -183,6 +183,11 @@ void Ctx::judge_status(uint32_t expected) {
 
 }  // namespace detail
 
+int32_t bf16_split_override() {
+  const char* e = std::getenv("DSV4_BF16_SPLIT");
+  return e && (std::strcmp(e, "1") == 0 || std::strcmp(e, "2") == 0 || std::strcmp(e, "4") == 0) ? e[0] - '0' : -1;
+}
+
 int32_t bf16_ctas_override() {
   const char* e = std::getenv("DSV4_BF16_CTAS_PER_SM");
   return e && (std::strcmp(e, "3") == 0 || std::strcmp(e, "4") == 0) ? e[0] - '0' : -1;
@@ -226,6 +231,7 @@ Outcome run_case(const Case& c, const Impl& impl, Backend& be, const Options& op
       cfg.mid_cluster_enable = -1;  // fields carved out of reserved[]: the default, as before
       cfg.rest_ring_off = -1;
       cfg.bf16_ctas_per_sm = bf16_ctas_override();
+      cfg.bf16_split_ranks = bf16_split_override();
       for (auto& r : cfg.reserved) r = -1;
       dsv4_message cm{};
       if (f.set_config(&cfg, &cm) != DSV4_OK) {

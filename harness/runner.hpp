@@ -47,6 +47,9 @@ Outcome run_case(const Case& c, const Impl& impl, Backend& backend, const Option
 // forces it (dsv4_config.bf16_ctas_per_sm; CTest runs the bf16 properties once with 4); unset or
 // anything else: -1, by batch. A failure report's replay line carries the setting.
 int32_t bf16_ctas_override();
+// Its split (dsv4_config.bf16_split_ranks): DSV4_BF16_SPLIT=1|2|4 forces it (CTest runs the bf16
+// properties once with 2 and once with 4); unset or anything else: -1, by batch.
+int32_t bf16_split_override();
 
 // Expected per-row guard code of a row under the kernel's contract (0 = in contract), spec README
 // §4 order (1, 2, 3, 4); exposed for generators and the minimizer.

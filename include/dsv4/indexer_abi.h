@@ -175,7 +175,12 @@ typedef struct dsv4_config {
   int32_t bf16_ctas_per_sm;    /* bf16 small top-k: 3 or 4 = that kernel instantiation (CTAs a SM
                                 * its registers allow); other values = by batch: 4 where
                                 * 3 * SMs < B <= 4 * SMs (added in ABI v1 from reserved[2]) */
-  int32_t reserved[12];
+  int32_t bf16_split_ranks;    /* bf16 small top-k: 1 = one CTA a row; 2 or 4 = each row split over
+                                * a cluster of that many CTAs; other values = by batch: 1 in the
+                                * default build (DSV4_BF16_SPLIT 0), else 4 where 4B <= 2 * SMs, 2
+                                * where B <= SMs, 1 above; a forced bf16_ctas_per_sm without this
+                                * field forced means 1 (added in ABI v1 from reserved[3]) */
+  int32_t reserved[11];
 } dsv4_config;
 
 /* Device status block (spec README §4). code_mask bit c set iff code c was raised. */

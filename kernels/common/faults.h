@@ -80,6 +80,9 @@
 #ifndef DSV4_FAULT_BF16_WIDE_LAST_SLOT      // the 4-CTA/SM instantiation writes -1 into a row's last slot
 #define DSV4_FAULT_BF16_WIDE_LAST_SLOT 0
 #endif
+#ifndef DSV4_FAULT_BF16_SPLIT_OWN_HIST      // split kernel: each rank's pivot from its own histogram, not the cluster's sum
+#define DSV4_FAULT_BF16_SPLIT_OWN_HIST 0
+#endif
 
 // block amax (kernels/block_amax)
 #ifndef DSV4_FAULT_AMAX_NAN_PROPAGATES      // NaN-propagating max instead of maxNum

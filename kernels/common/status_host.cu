@@ -110,6 +110,12 @@ DSV4_EXPORT dsv4_result dsv4_set_config(const dsv4_config* cfg, dsv4_message* ms
     return fail(msg, DSV4_ERR_INVALID_ARGUMENT,
                 "dsv4_set_config: bf16_ctas_per_sm = %d violates: 3, 4, or <= 0 (by batch)",
                 cfg->bf16_ctas_per_sm);
+  const bool has_split = cfg && cfg->struct_size >= offsetof(dsv4_config, bf16_split_ranks) + sizeof(int32_t);
+  if (has_split && cfg->bf16_split_ranks > 0 && cfg->bf16_split_ranks != 1 && cfg->bf16_split_ranks != 2 &&
+      cfg->bf16_split_ranks != 4)
+    return fail(msg, DSV4_ERR_INVALID_ARGUMENT,
+                "dsv4_set_config: bf16_split_ranks = %d violates: 1, 2, 4, or <= 0 (by batch)",
+                cfg->bf16_split_ranks);
   set_user_config(cfg);
   return ok(msg);
 }

@@ -6,6 +6,7 @@
 #include "kernels/common/status.cuh"
 #include "kernels/common/validate.hpp"
 #include "kernels/topk_bf16_small/topk_bf16_small_kernel.cuh"
+#include "kernels/topk_bf16_small/topk_bf16_small_split.cuh"
 #include "simt/portable.h"
 
 using namespace dsv4::ours;
@@ -92,27 +93,41 @@ extern "C" DSV4_EXPORT dsv4_result dsv4_topk_bf16_small_transform(
   p.page_bits = page_bits;
   p.status = status;
 
-  // the instantiation: by the batch and the SM count (bf16::ctas_per_sm_for), or forced by the
-  // configuration's bf16_ctas_per_sm
-  const int forced = user_config().bf16_ctas_per_sm;
+  // the kernel: the split over a cluster (bf16::split_ranks_for) or the one-CTA instantiation
+  // (bf16::ctas_per_sm_for), by the batch and the SM count, or as the configuration forces them
+  // (bf16_split_ranks; bf16_ctas_per_sm, which alone forced means one CTA a row)
+  const dsv4_config& uc = user_config();
+  const int forced = uc.bf16_ctas_per_sm;
+  const bool ctas_forced = forced == bf16::kMinCtasPerSm || forced == bf16::kWideCtasPerSm;
+  const int split_forced = ctas_forced && uc.bf16_split_ranks != 2 && uc.bf16_split_ranks != 4 ? 1 : uc.bf16_split_ranks;
+  const bool split_by_batch = DSV4_BF16_SPLIT && split_forced != 1 && split_forced != 2 && split_forced != 4;
   int sms = 0;
-  if (DSV4_BF16_WIDE_AUTO && forced != bf16::kMinCtasPerSm && forced != bf16::kWideCtasPerSm && B > 3) {
+  if ((DSV4_BF16_WIDE_AUTO && !ctas_forced && B > 3) || split_by_batch) {
     simt::rt::DeviceProps dp;
     const auto de = simt::rt::device_props(&dp);
     if (de != simt::rt::kSuccess)
       return fail(msg, DSV4_ERR_CUDA, "%s: device query failed: %s", kEntry, simt::rt::error_string(de));
     sms = dp.sm_count;
   }
+  int split = bf16::split_ranks_for(B, sms, split_forced);
+  if (B * split > 0x7FFFFFFF) split = 1;  // the grid's x limit
   const int ctas = bf16::ctas_per_sm_for(B, sms, forced);
 
   simt::rt::LaunchConfig cfg;
-  cfg.grid = {static_cast<unsigned>(B), 1u, 1u};
+  cfg.grid = {static_cast<unsigned>(B * split), 1u, 1u};
   cfg.block = {static_cast<unsigned>(bf16::kThreads), 1u, 1u};
+  cfg.cluster = {static_cast<unsigned>(split), 1u, 1u};
   cfg.stream = static_cast<simt::rt::stream_t>(stream);
   cfg.pdl = true;
-  const auto e = ctas == bf16::kWideCtasPerSm
-                     ? simt::rt::launch(cfg, bf16::topk_bf16_small_kernel<bf16::kWideCtasPerSm>, p)
-                     : simt::rt::launch(cfg, bf16::topk_bf16_small_kernel<bf16::kMinCtasPerSm>, p);
+  simt::rt::error_t e;
+  if (split == 4 && bf16::kVecsPerThread % 4 == 0)
+    e = simt::rt::launch(cfg, bf16::topk_bf16_split_kernel<bf16::kVecsPerThread % 4 == 0 ? 4 : 2>, p);
+  else if (split == 2)
+    e = simt::rt::launch(cfg, bf16::topk_bf16_split_kernel<2>, p);
+  else if (ctas == bf16::kWideCtasPerSm)
+    e = simt::rt::launch(cfg, bf16::topk_bf16_small_kernel<bf16::kWideCtasPerSm>, p);
+  else
+    e = simt::rt::launch(cfg, bf16::topk_bf16_small_kernel<bf16::kMinCtasPerSm>, p);
   if (e != simt::rt::kSuccess)
     return fail(msg, DSV4_ERR_CUDA, "%s: kernel launch failed: %s", kEntry,
                 simt::rt::error_string(e));

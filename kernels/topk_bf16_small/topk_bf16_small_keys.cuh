@@ -182,7 +182,8 @@ SIMT_HD uint32_t clear_nan_keys(uint32_t dw) {
 }
 // One bf16 value's key: D, or 0 for NaN (the partial last vector, lane by lane).
 SIMT_HD uint32_t lane_key(uint32_t x) { return clear_nan_half(word_keys(x) & 0xFFFFu); }
-SIMT_HD uint32_t key_at(const uint32_t (&kw)[4 * kVecsPerThread], int lane) {
+template <int kWords>
+SIMT_HD uint32_t key_at(const uint32_t (&kw)[kWords], int lane) {
   return (kw[lane >> 1] >> ((lane & 1) * 16)) & 0xFFFFu;
 }
 #if DSV4_FAULT_BF16_NEGZERO_PIVOT
@@ -193,14 +194,16 @@ SIMT_HD float key_value(uint32_t d) {  // bf16 value of a D key, widened to fp32
 #endif
 
 // f(i) of spec §2, evaluated in 64-bit with the column and entry range checks; INT32_MIN + code 5.
-// `tcache` (may be null): the row's table columns [0, ceil(n / page_size)) staged in shared memory.
-SIMT_DEVICE int map_position(const Params& p, const int* trow, const int* tcache, int i, int row) {
+// `tcache` (may be null): the row's table columns [col0, ...) staged in shared memory (col0 > 0:
+// the split kernel's rank, whose positions start past column 0).
+SIMT_DEVICE int map_position(const Params& p, const int* trow, const int* tcache, int i, int row,
+                             long long col0 = 0) {
   const long long col = static_cast<long long>(i) >> p.page_bits;
   if (col >= p.W) {
     raise_status(p.status, DSV4_CODE_PAGE_ENTRY_OUT_OF_RANGE, DSV4_KERNEL_TOPK_BF16, row, col);
     return INT32_MIN;
   }
-  const int t = tcache ? tcache[col] : trow[col];
+  const int t = tcache ? tcache[col - col0] : trow[col];
   if (t < 0 || t > (0x7FFFFFFF >> p.page_bits)) {
     raise_status(p.status, DSV4_CODE_PAGE_ENTRY_OUT_OF_RANGE, DSV4_KERNEL_TOPK_BF16, row, t);
     return INT32_MIN;
@@ -215,17 +218,17 @@ SIMT_DEVICE int map_position(const Params& p, const int* trow, const int* tcache
 // and n > k, nor in pass 2, which counts the whole of the pass-1 bin). Top-K v2's find_digit
 // (topk_v2_select.cuh) is the same search, kept apart on purpose (docs/performance.md, tenth pass).
 // kSkew: the histogram is stored with bins >= 128 at bin ^ 16 (DSV4_BF16_HIST_SKEW).
-template <bool kSkew = false>
-SIMT_DEVICE void find_pivot(const unsigned* h, unsigned kk, unsigned& bin, unsigned& remain) {
+// find_pivot_by: the same search over the counts load(at, c) puts in c[0..7] for the 8 stored
+// words from `at` (the split kernel sums its cluster's histograms there).
+template <bool kSkew, class Load>
+SIMT_DEVICE void find_pivot_by(Load&& load, unsigned kk, unsigned& bin, unsigned& remain) {
   const int lane = threadIdx.x & 31;
   const int at = kSkew ? (8 * lane) ^ (lane & 16) : 8 * lane;
   unsigned c[8];
+  load(at, c);
   unsigned own = 0;
   DSV4_IDX_UNROLL
-  for (int i = 0; i < 8; ++i) {
-    c[i] = h[at + i];
-    own += c[i];
-  }
+  for (int i = 0; i < 8; ++i) own += c[i];
   unsigned s = own;  // inclusive suffix sum over lanes >= lane
   DSV4_IDX_UNROLL
   for (int off = 1; off < 32; off <<= 1) {
@@ -252,6 +255,13 @@ SIMT_DEVICE void find_pivot(const unsigned* h, unsigned kk, unsigned& bin, unsig
   const int src = who != 0 ? __ffs(who) - 1 : 0;
   bin = __shfl_sync(0xFFFFFFFFu, my_bin, src);
   remain = __shfl_sync(0xFFFFFFFFu, my_rem, src);
+}
+template <bool kSkew = false>
+SIMT_DEVICE void find_pivot(const unsigned* h, unsigned kk, unsigned& bin, unsigned& remain) {
+  find_pivot_by<kSkew>([h](int at, unsigned (&c)[8]) {
+    DSV4_IDX_UNROLL
+    for (int i = 0; i < 8; ++i) c[i] = h[at + i];
+  }, kk, bin, remain);
 }
 
 // The pivot of a histogram for every thread of the CTA: every warp searching alone, or

@@ -180,4 +180,25 @@ TEST(TopkBf16SmallGuards, ConfigRefusesOtherCtasPerSm) {
   EXPECT_EQ(dsv4_set_config(nullptr, &m), DSV4_OK);
 }
 
+// dsv4_config.bf16_split_ranks: 1, 2, 4 or <= 0; anything else is refused with the field named.
+TEST(TopkBf16SmallGuards, ConfigRefusesOtherSplit) {
+  dsv4_config cfg;
+  std::memset(&cfg, 0xff, sizeof cfg);
+  cfg.struct_size = sizeof cfg;
+  cfg.force_path = DSV4_PATH_AUTO;
+  for (int v : {3, 5, 8, 16}) {
+    cfg.bf16_split_ranks = v;
+    dsv4_message m{};
+    EXPECT_EQ(dsv4_set_config(&cfg, &m), DSV4_ERR_INVALID_ARGUMENT) << v;
+    EXPECT_NE(std::string(m.text).find("bf16_split_ranks"), std::string::npos) << m.text;
+  }
+  for (int v : {-1, 0, 1, 2, 4}) {
+    cfg.bf16_split_ranks = v;
+    dsv4_message m{};
+    EXPECT_EQ(dsv4_set_config(&cfg, &m), DSV4_OK) << v << ": " << m.text;
+  }
+  dsv4_message m{};
+  EXPECT_EQ(dsv4_set_config(nullptr, &m), DSV4_OK);
+}
+
 }  // namespace

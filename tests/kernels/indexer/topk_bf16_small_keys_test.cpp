@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "kernels/topk_bf16_small/topk_bf16_small_keys.cuh"
+#include "kernels/topk_bf16_small/topk_bf16_small_split.cuh"
 
 namespace {
 
@@ -130,6 +131,22 @@ TEST(TopkBf16SmallKeys, InstantiationByBatch) {
   EXPECT_EQ(b::ctas_per_sm_for(1, 132, 4, false), 4);    // forced
   EXPECT_EQ(b::ctas_per_sm_for(512, 132, 3, true), 3);
   EXPECT_EQ(b::ctas_per_sm_for(512, 132, 7, true), 4);   // not a choice: by batch
+}
+
+// The split of a launch (topk_bf16_small_split.cuh): forced 1 / 2 / 4 whatever the rule; by batch
+// (the rule on) 4 while 4B <= 2 SMs, 2 while B <= SMs, then 1; the rule off or no SM count: 1.
+TEST(TopkBf16SmallKeys, SplitByBatch) {
+  EXPECT_EQ(b::split_ranks_for(1, 132, -1, true), 4);
+  EXPECT_EQ(b::split_ranks_for(66, 132, -1, true), 4);
+  EXPECT_EQ(b::split_ranks_for(67, 132, -1, true), 2);
+  EXPECT_EQ(b::split_ranks_for(132, 132, -1, true), 2);
+  EXPECT_EQ(b::split_ranks_for(133, 132, -1, true), 1);
+  EXPECT_EQ(b::split_ranks_for(1, 0, -1, true), 1);      // no SM count
+  EXPECT_EQ(b::split_ranks_for(1, 132, -1, false), 1);   // the rule off (the default build)
+  EXPECT_EQ(b::split_ranks_for(512, 132, 4, false), 4);  // forced
+  EXPECT_EQ(b::split_ranks_for(512, 132, 2, true), 2);
+  EXPECT_EQ(b::split_ranks_for(1, 132, 1, true), 1);
+  EXPECT_EQ(b::split_ranks_for(1, 132, 3, false), 1);    // not a choice: by batch
 }
 
 }  // namespace

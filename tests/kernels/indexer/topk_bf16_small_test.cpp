@@ -187,4 +187,41 @@ TEST(TopkBf16Small, BothInstantiationsExact) {
   ASSERT_EQ(dsv4_set_config(nullptr, &m), DSV4_OK) << m.text;
 }
 
+// Every split (dsv4_config.bf16_split_ranks 1, 2, 4: one CTA a row, or the row over a cluster of
+// 2 or 4 CTAs whose histograms are summed through distributed shared memory) on rows that end in
+// every rank (short rows leave the upper ranks empty), permuted tables, NaN rows, ties at the pivot
+// that straddle the ranks, all -inf rows and trivial rows. The planted BF16_SPLIT_OWN_HIST fails the
+// split halves.
+TEST(TopkBf16Small, EverySplitExact) {
+  const int64_t C = kBf16Cap;
+  for (int split : {1, 2, 4}) {
+    dsv4_config cfg;
+    std::memset(&cfg, 0xff, sizeof cfg);
+    cfg.struct_size = sizeof cfg;
+    cfg.force_path = DSV4_PATH_AUTO;
+    cfg.early_read = 0;
+    cfg.bf16_split_ranks = split;
+    dsv4_message m{};
+    ASSERT_EQ(dsv4_set_config(&cfg, &m), DSV4_OK) << m.text;
+    SCOPED_TRACE("bf16_split_ranks " + std::to_string(split));
+    for (int64_t k : {int64_t{1}, std::min<int64_t>(300, C / 4), std::min<int64_t>(2048, C / 2)}) {
+      SCOPED_TRACE("k " + std::to_string(k));
+      Rng rng(0x5B1 + split * 7 + k);
+      Bf16Case c(8, C, k, 8);
+      c.fill_normal(rng);
+      c.permute_tables(rng);
+      c.lens[1] = static_cast<int32_t>(C / 4 + 3);   // ends inside rank 1 of 4
+      c.lens[2] = static_cast<int32_t>(C / 2 + 1);   // one lane into the upper half
+      c.lens[3] = static_cast<int32_t>(k);           // trivial
+      for (int64_t i = 0; i < C; i += 2) c.row(4)[i] = bf16(1.5f);                // ties, every rank
+      for (int i = 0; i < 40; ++i) c.row(5)[i * 7] = uint16_t(0x7FC1 + i);        // positive NaNs
+      for (int64_t i = 0; i < C; ++i) c.row(6)[i] = 0xFF80;                        // all -inf
+      for (int64_t i = 0; i < C; ++i) c.row(7)[i] = i % 3 ? uint16_t(0x8000) : uint16_t(0);  // +-0
+      c.run_and_check();
+    }
+  }
+  dsv4_message m{};
+  ASSERT_EQ(dsv4_set_config(nullptr, &m), DSV4_OK) << m.text;
+}
+
 }  // namespace
