@@ -7,7 +7,8 @@
 #   - test_gpu_stale_plan_inject, small-batch injection cases only (memcheck);
 #   - the property suites' *_gpu twins with tiny RapidCheck runs (RC_PARAMS max_success /
 #     max_size small; memcheck; racecheck too for topk_v2_test_gpu and topk_bf16_small_test, the
-#     latter also with its 4-CTA/SM kernel forced, DSV4_BF16_CTAS_PER_SM=4, under synccheck too).
+#     latter also with its 4-CTA/SM kernel forced, DSV4_BF16_CTAS_PER_SM=4, under synccheck too,
+#     and with the cluster split forced: DSV4_BF16_SPLIT=2 under racecheck, =4 under synccheck).
 #   OUT=/dir bash scripts/gpu/sanitize.sh [--tools "memcheck racecheck ..."] [--budget S] [--quick]
 #     --quick   memcheck only
 #   SAN_RACE_FILTER=<gtest filter>: the tests of the topk_v2_test racecheck run (default: every
@@ -111,8 +112,12 @@ for tool in $TOOLS; do
       run racecheck "topk_bf16_small_test (RC_PARAMS=$small_rc)" topk_bf16_small_test \
         "RC_PARAMS=$small_rc" DSV4_PROP_SCALE=1
       run racecheck "topk_bf16_small_test (RC_PARAMS=$small_rc; DSV4_BF16_CTAS_PER_SM=4)" \
-        topk_bf16_small_test "RC_PARAMS=$small_rc" DSV4_PROP_SCALE=1 DSV4_BF16_CTAS_PER_SM=4 ;;
+        topk_bf16_small_test "RC_PARAMS=$small_rc" DSV4_PROP_SCALE=1 DSV4_BF16_CTAS_PER_SM=4
+      run racecheck "topk_bf16_small_test (RC_PARAMS=$small_rc; DSV4_BF16_SPLIT=2)" \
+        topk_bf16_small_test "RC_PARAMS=$small_rc" DSV4_PROP_SCALE=1 DSV4_BF16_SPLIT=2 ;;
     synccheck)
+      run synccheck "topk_bf16_small_test (RC_PARAMS=$small_rc; DSV4_BF16_SPLIT=4)" \
+        topk_bf16_small_test "RC_PARAMS=$small_rc" DSV4_PROP_SCALE=1 DSV4_BF16_SPLIT=4
       run synccheck "topk_bf16_small_test (RC_PARAMS=$small_rc; DSV4_BF16_CTAS_PER_SM=4)" \
         topk_bf16_small_test "RC_PARAMS=$small_rc" DSV4_PROP_SCALE=1 DSV4_BF16_CTAS_PER_SM=4 ;;
   esac
