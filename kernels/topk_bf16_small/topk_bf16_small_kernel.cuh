@@ -3,7 +3,7 @@
 // at most 4 vectors of 8 bf16 per thread (strided, coalesced), two radix byte passes over the
 // distorted key D (keys, parameters and helpers: topk_bf16_small_keys.cuh).
 #pragma once
-#include "kernels/topk_bf16_small/topk_bf16_small_keys.cuh"
+#include "kernels/topk_bf16_small/topk_bf16_small_census.cuh"
 
 namespace dsv4::ours::bf16 {
 
@@ -24,7 +24,6 @@ SIMT_KERNEL void SIMT_LAUNCH_BOUNDS(kThreads, kCtasPerSm) topk_bf16_small_kernel
   unsigned* const pivot_slots = nullptr;
 #endif
   const int tx = threadIdx.x;
-  const int lane = tx & 31;
   if (DSV4_BF16_LATE_NAN && kHistWords <= 2 * kThreads) {  // no loop: one or two words a thread
     hist[tx] = 0u;
     if (tx + kThreads < kHistWords) hist[tx + kThreads] = 0u;
@@ -206,90 +205,13 @@ SIMT_KERNEL void SIMT_LAUNCH_BOUNDS(kThreads, kCtasPerSm) topk_bf16_small_kernel
     return;
   }
 
-  // ---- census and staging (spec §4.3 step 7). Compares on whole words: a word's high key is
-  // above the pivot iff the word exceeds (pivot << 16 | 0xFFFF), at or above it iff the word
-  // reaches eq_floor (equal: at or above, not above); its low key the same after a shift by 16.
-  // pivot 0: G = every present lane, E empty whatever eq_total says (eq_floor 0xFFFFFFFF: a high
-  // key 0xFFFF, a positive NaN, is absent) ----
-  unsigned gt = 0u, eq = 0u;
-#if DSV4_FAULT_BF16_NEGZERO_PIVOT
-  const float pv = key_value(pivot);
-  DSV4_IDX_UNROLL
-  for (int l = 0; l < kLanesPerThread; ++l) {
-    const uint32_t d = key_at(kw, l);
-    // Planted defect: IEEE compares against the pivot value without the census fix.
-    const bool g = pivot == 0u ? d > 0u : (d != 0u && key_value(d) > pv);
-    const bool e = pivot != 0u && d != 0u && key_value(d) == pv;
-    gt |= (g ? 1u : 0u) << census_bit(l);
-    eq |= (!g && e ? 1u : 0u) << census_bit(l);
-  }
-#elif DSV4_BF16_SWAR_CENSUS
-  // above: D >= pivot + 1 (<= 0xFF81: the largest present key is +inf's 0xFF80); at or above:
-  // D >= pivot, or D >= 0xFFFF (no present key) for pivot 0
-  const uint32_t t_gt = pivot + 1u, t_ge = pivot != 0u ? pivot : 0xFFFFu;
-  const uint32_t gl = (t_gt & 0x7FFFu) * 0x10001u, gh = (t_gt & 0x8000u) ? ~0u : 0u;
-  const uint32_t el = (t_ge & 0x7FFFu) * 0x10001u, eh = (t_ge & 0x8000u) ? ~0u : 0u;
-#if DSV4_BF16_CENSUS_PAIRS  // a pair of words at a time: no 2 x 16 result words live at once
-  unsigned ge = 0u;
-  DSV4_IDX_UNROLL
-  for (int j = 0; j < 2 * kVecsPerThread; ++j) {
-    gt |= pack_pair_tops(ge_halves(kw[2 * j], gl, gh), ge_halves(kw[2 * j + 1], gl, gh), j);
-    ge |= pack_pair_tops(ge_halves(kw[2 * j], el, eh), ge_halves(kw[2 * j + 1], el, eh), j);
-  }
-  eq = ge & ~gt;
-#else
-  uint32_t rg[4 * kVecsPerThread], re[4 * kVecsPerThread];
-  DSV4_IDX_UNROLL
-  for (int q = 0; q < 4 * kVecsPerThread; ++q) {
-    rg[q] = ge_halves(kw[q], gl, gh);
-    re[q] = ge_halves(kw[q], el, eh);
-  }
-  gt = pack_half_tops(rg);
-  eq = pack_half_tops(re) & ~gt;
-#endif
-#else
-  const uint32_t gt_above = (pivot << 16) | 0xFFFFu;
-  const uint32_t eq_floor = pivot != 0u ? pivot << 16 : 0xFFFFFFFFu;
-  unsigned ge = 0u;  // eq = ge & ~gt once, not per lane (two independent compares per key)
-  DSV4_IDX_UNROLL
-  for (int q = 0; q < 4 * kVecsPerThread; ++q) {
-    const uint32_t lo = kw[q] << 16, hi = kw[q];
-    gt |= (lo > gt_above ? 1u : 0u) << (2 * q);
-    gt |= (hi > gt_above ? 1u : 0u) << (2 * q + 1);
-    ge |= (lo >= eq_floor ? 1u : 0u) << (2 * q);
-    ge |= (hi >= eq_floor ? 1u : 0u) << (2 * q + 1);
-  }
-  eq = ge & ~gt;
-#endif
-  const unsigned gtc = __popc(gt), eqc = __popc(eq);
-  const unsigned packed = (gtc << 16) | eqc;
-  unsigned incl = packed;
-  DSV4_IDX_UNROLL
-  for (int off = 1; off < 32; off <<= 1) {
-    const unsigned t = __shfl_up_sync(0xFFFFFFFFu, incl, off);
-    if (lane >= off) incl += t;
-  }
-  unsigned base = 0u;
-  if (lane == 31) base = atomicAdd(&cursor, incl);
-  base = __shfl_sync(0xFFFFFFFFu, base, 31);
-  const unsigned excl = base + incl - packed;
-  const unsigned gt_before = excl >> 16, eq_before = excl & 0xFFFFu;
-  const unsigned lo_cut = eq_before < eq_total ? eq_before : eq_total;
-  const unsigned hi_cut = eq_before + eqc < eq_total ? eq_before + eqc : eq_total;
-  unsigned quota = hi_cut - lo_cut;
-  unsigned sel = gt;
-  for (unsigned m = eq; quota > 0u; --quota) {  // the first `quota` equal lanes
-    const unsigned low = m & (0u - m);
-    sel |= low;
-    m ^= low;
-  }
-  int pos = static_cast<int>(gt_before + lo_cut);
-  // lane l = v * 8 + j (mask bit census_bit(l)) is element (tx + v * kThreads) * 8 + j
-  while (sel != 0u) {
-    const int l = census_lane(__ffs(sel) - 1);
-    stage[pos++] = (tx + (l >> 3) * kThreads) * kVecLanes + (l & 7);
-    sel &= sel - 1u;
-  }
+  // ---- census and staging (spec §4.3 step 7; topk_bf16_small_census.cuh): lane l = v * 8 + j
+  // (mask bit census_bit(l)) is element (tx + v * kThreads) * 8 + j ----
+  unsigned gt, eq;
+  census_masks(kw, pivot, gt, eq);
+  const unsigned excl = census_prefix((__popc(gt) << 16) | __popc(eq), &cursor);
+  for_selected(gt, eq, excl, eq_total,
+               [&](int pos, int l) { stage[pos] = (tx + (l >> 3) * kThreads) * kVecLanes + (l & 7); });
   SIMT_PDL_TRIGGER();
   __syncthreads();
   if (DSV4_BF16_ABLATE == 4) return;
