@@ -183,7 +183,7 @@ SIMT_KERNEL void SIMT_LAUNCH_BOUNDS(kThreads, kSplitCtasPerSm) topk_bf16_split_k
     atomicAdd(&hist[s >> 24], 1u);
   }
 #if !DSV4_FAULT_BF16_NO_HIST_BARRIER  // planted: the pivot search reads histograms being built
-  cl.sync();
+  cluster_sync(cl);
 #endif
   unsigned hi_bin, remain1;
   cluster_pivot<kRanks, kSkew>(cl, hist, static_cast<unsigned>(k), hi_bin, remain1, pivots, 0);
@@ -197,7 +197,7 @@ SIMT_KERNEL void SIMT_LAUNCH_BOUNDS(kThreads, kSplitCtasPerSm) topk_bf16_split_k
     atomicAdd(reinterpret_cast<unsigned*>(reinterpret_cast<char*>(h2) + (off & 0xFFFFu)), 1u);
     atomicAdd(reinterpret_cast<unsigned*>(reinterpret_cast<char*>(h2) + (off >> 16)), 1u);
   }
-  cl.sync();
+  cluster_sync(cl);
   unsigned lo_bin, eq_total;
   cluster_pivot<kRanks, false>(cl, h2, remain1, lo_bin, eq_total, pivots, 2);
   const unsigned pivot = (hi_bin << 8) | lo_bin;  // 0: fewer than k lanes present
