@@ -11,9 +11,9 @@
 #pragma once
 #include "kernels/topk_bf16_small/topk_bf16_small_census.cuh"
 
-// DSV4_BF16_SPLIT: 1 = split_ranks_for below picks the split by batch; 0 (the default until the
-// split kernel has been timed and verified on a GPU: no device came on 2026-12-07) = never split
-// unless the configuration forces it; DSV4_BF16_SPLIT_FORCE 1 / 2 / 4: that split for every launch
+// DSV4_BF16_SPLIT: 1 = split_ranks_for below picks the split by batch; 0 (the default: on an H100
+// the split was slower than one CTA a row at every batch, each cluster barrier ~0.75 us;
+// docs/performance.md, twenty-seventh pass) = never split unless the configuration forces it; DSV4_BF16_SPLIT_FORCE 1 / 2 / 4: that split for every launch
 // not forced by the configuration (A/B builds of scripts/gpu/bf16_ab.sh).
 #ifndef DSV4_BF16_SPLIT
 #define DSV4_BF16_SPLIT 0
