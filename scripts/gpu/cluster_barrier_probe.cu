@@ -3,8 +3,10 @@
 // the split bf16 kernel's) or CTA barriers (__syncthreads), each after one shared atomic a thread
 // and, with DSMEM on, one distributed-shared-memory read of rank 0 by warp 0 (the histogram sum's
 // pattern). Timed as the benches time a kernel: a 50 us spin kernel ahead of the start event
-// hides the host's enqueue; the median of N launches. Why the split bf16 kernel lost
-// (docs/performance.md, twenty-seventh pass).
+// hides the host's enqueue; the median of N launches. Also the PTX spellings of the barrier
+// (relaxed arrive, shared-memory-restricted fences) and a DSMEM message-passing litmus. Why the
+// split bf16 kernel lost (docs/performance.md, twenty-seventh pass). bench/cluster_primitives.cu
+// times the same steps in SM cycles inside one launch (ninth pass); this one at launch level.
 //   nvcc -std=c++17 -O3 -arch=sm_90a -o /tmp/cluster_barrier_probe scripts/gpu/cluster_barrier_probe.cu
 //   /tmp/cluster_barrier_probe [N]
 #include <cooperative_groups.h>
@@ -97,20 +99,26 @@ static void check(cudaError_t e, const char* what) {
   }
 }
 
+// rows clusters of `cluster` 512-thread CTAs (attr: the storage of the cluster-size attribute)
+static cudaLaunchConfig_t cluster_launch(int rows, int cluster, cudaLaunchAttribute* attr) {
+  cudaLaunchConfig_t cfg = {};
+  cfg.gridDim = dim3(rows * cluster);
+  cfg.blockDim = dim3(512);
+  attr->id = cudaLaunchAttributeClusterDimension;
+  attr->val.clusterDim.x = cluster;
+  attr->val.clusterDim.y = 1;
+  attr->val.clusterDim.z = 1;
+  cfg.attrs = attr;
+  cfg.numAttrs = 1;
+  return cfg;
+}
+
 static double time_us(int n, int rows, int cluster, int barriers, int kind, unsigned* sink) {
   cudaEvent_t a, b;
   check(cudaEventCreate(&a), "event");
   check(cudaEventCreate(&b), "event");
-  cudaLaunchConfig_t cfg = {};
-  cfg.gridDim = dim3(rows * cluster);
-  cfg.blockDim = dim3(512);
-  cudaLaunchAttribute attr[1];
-  attr[0].id = cudaLaunchAttributeClusterDimension;
-  attr[0].val.clusterDim.x = cluster;
-  attr[0].val.clusterDim.y = 1;
-  attr[0].val.clusterDim.z = 1;
-  cfg.attrs = attr;
-  cfg.numAttrs = 1;
+  cudaLaunchAttribute attr;
+  const cudaLaunchConfig_t cfg = cluster_launch(rows, cluster, &attr);
   std::vector<float> t;
   for (int i = 0; i < n + 3; ++i) {
     spin_kernel<<<1, 32>>>(100000);  // ~50 us at 1.98 GHz
@@ -154,16 +162,8 @@ int main(int argc, char** argv) {
   for (int cluster : {2, 4, 8}) {
     for (int kind : {0, 3, 4, 6, 7}) {
       check(cudaMemset(sink, 0, sizeof(unsigned)), "memset");
-      cudaLaunchConfig_t cfg = {};
-      cfg.gridDim = dim3((132 / cluster) * cluster);
-      cfg.blockDim = dim3(512);
-      cudaLaunchAttribute attr[1];
-      attr[0].id = cudaLaunchAttributeClusterDimension;
-      attr[0].val.clusterDim.x = cluster;
-      attr[0].val.clusterDim.y = 1;
-      attr[0].val.clusterDim.z = 1;
-      cfg.attrs = attr;
-      cfg.numAttrs = 1;
+      cudaLaunchAttribute attr;
+      const cudaLaunchConfig_t cfg = cluster_launch(132 / cluster, cluster, &attr);
       check(cudaLaunchKernelEx(&cfg, litmus_kernel, 20000, kind, sink), "litmus");
       check(cudaDeviceSynchronize(), "litmus sync");
       unsigned bad = 0u;
