@@ -31,7 +31,8 @@
 //                               + wait, fence.acquire.sync_restrict::shared::cluster.cluster
 //                               (PTX ISA 8.6; cl.sync()'s release emits MEMBAR.ALL.GPU, ~0.7 us on
 //                               an H100: scripts/gpu/cluster_barrier_probe.cu). A/B builds only:
-//                               its ordering of remote (DSMEM) writes is not established (host: cl.sync())
+//                               it does NOT order remote (DSMEM) writes (Top-K v2 went wrong with it
+//                               on an H100, 2026-12-07) (host: cl.sync())
 //   simt_cg::                   cooperative_groups (this_thread_block, this_cluster: sync,
 //                               barrier_arrive, barrier_wait, map_shared_rank, block_rank,
 //                               num_blocks, dim_blocks)

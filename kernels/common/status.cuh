@@ -6,8 +6,9 @@
 // DSV4_CLUSTER_BARRIER_SMEM (0 by default; timing A/B builds only): every cluster barrier of the
 // Top-K v2 cluster kernels and of the split bf16 kernel as SIMT_CLUSTER_SYNC_SMEM (shared-memory
 // fences around a relaxed barrier) instead of cluster.sync() (release / acquire: MEMBAR.ALL.GPU).
-// Not for production until its ordering of the remote (DSMEM) atomics and stores is established
-// (docs/performance.md, twenty-seventh pass).
+// UNSOUND, measured: on an H100 Top-K v2 built with it checked 6 benchmark configurations wrong (the
+// remote DSMEM atomics and stores are not ordered by it), though ~2 us faster a cluster row where
+// right. Kept, off, as the reproducer (docs/performance.md, twenty-seventh pass). Never a default.
 #ifndef DSV4_CLUSTER_BARRIER_SMEM
 #define DSV4_CLUSTER_BARRIER_SMEM 0
 #endif
