@@ -26,13 +26,6 @@
 //   SIMT_PRMT(x, y, s)          prmt.b32 in its default mode: byte n of the result is byte
 //                               s[4n+2:4n] of {y, x} (x = bytes 0-3), or that byte's sign bit
 //                               replicated when s[4n+3] is set (__byte_perm ignores that bit)
-//   SIMT_CLUSTER_SYNC_SMEM(cl)  a cluster barrier ordering shared memory only: fence.release.
-//                               sync_restrict::shared::cta.cluster, barrier.cluster.arrive.relaxed
-//                               + wait, fence.acquire.sync_restrict::shared::cluster.cluster
-//                               (PTX ISA 8.6; cl.sync()'s release emits MEMBAR.ALL.GPU, ~0.7 us on
-//                               an H100: scripts/gpu/cluster_barrier_probe.cu). A/B builds only:
-//                               it does NOT order remote (DSMEM) writes (Top-K v2 went wrong with it
-//                               on an H100, 2026-12-07) (host: cl.sync())
 //   simt_cg::                   cooperative_groups (this_thread_block, this_cluster: sync,
 //                               barrier_arrive, barrier_wait, map_shared_rank, block_rank,
 //                               num_blocks, dim_blocks)
@@ -77,12 +70,6 @@
                    static_cast<unsigned>(__cvta_generic_to_shared(d))), "l"(s) : "memory")
 #define SIMT_CP_ASYNC_COMMIT() asm volatile("cp.async.commit_group;" ::: "memory")
 #define SIMT_CP_ASYNC_WAIT(n) asm volatile("cp.async.wait_group %0;" ::"n"(n) : "memory")
-#define SIMT_CLUSTER_SYNC_SMEM(cl)                                                                \
-  asm volatile(                                                                                   \
-      "fence.release.sync_restrict::shared::cta.cluster;\n\t"                                    \
-      "barrier.cluster.arrive.relaxed.aligned;\n\t"                                              \
-      "barrier.cluster.wait.aligned;\n\t"                                                        \
-      "fence.acquire.sync_restrict::shared::cluster.cluster;" ::: "memory")
 #define SIMT_IS_HOST_EMULATION 0
 #define SIMT_PRMT(x, y, s) ::simt::prmt((x), (y), (s))
 
@@ -267,6 +254,5 @@ inline bool is_device_pointer(const void* p) {
 // virtual device (simt/host/virtual_device.hpp).
 // ============================================================================================
 #define SIMT_IS_HOST_EMULATION 1
-#define SIMT_CLUSTER_SYNC_SMEM(cl) (cl).sync()
 #include "simt/host/runtime.hpp"
 #endif

@@ -3,25 +3,7 @@
 #include "simt/portable.h"
 #include "dsv4/indexer_abi.h"
 
-// DSV4_CLUSTER_BARRIER_SMEM (0 by default; timing A/B builds only): every cluster barrier of the
-// Top-K v2 cluster kernels and of the split bf16 kernel as SIMT_CLUSTER_SYNC_SMEM (shared-memory
-// fences around a relaxed barrier) instead of cluster.sync() (release / acquire: MEMBAR.ALL.GPU).
-// UNSOUND, measured: on an H100 Top-K v2 built with it checked 6 benchmark configurations wrong (the
-// remote DSMEM atomics and stores are not ordered by it), though ~2 us faster a cluster row where
-// right. Kept, off, as the reproducer (docs/performance.md, twenty-seventh pass). Never a default.
-#ifndef DSV4_CLUSTER_BARRIER_SMEM
-#define DSV4_CLUSTER_BARRIER_SMEM 0
-#endif
-
 namespace dsv4::ours {
-
-template <class Cl>
-SIMT_DEVICE void cluster_sync(Cl& cl) {
-  if (DSV4_CLUSTER_BARRIER_SMEM)
-    SIMT_CLUSTER_SYNC_SMEM(cl);
-  else
-    cl.sync();
-}
 
 // Device layout of the status block. One per device, allocated on first use, cleared by
 // dsv4_check_status.

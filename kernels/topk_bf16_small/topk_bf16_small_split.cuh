@@ -13,8 +13,9 @@
 
 // DSV4_BF16_SPLIT: 1 = split_ranks_for below picks the split by batch; 0 (the default: on an H100
 // the split was slower than one CTA a row at every batch, each cluster barrier ~0.75 us;
-// docs/performance.md, twenty-seventh pass) = never split unless the configuration forces it; DSV4_BF16_SPLIT_FORCE 1 / 2 / 4: that split for every launch
-// not forced by the configuration (A/B builds of scripts/gpu/bf16_ab.sh).
+// docs/performance.md, twenty-seventh pass) = never split unless the configuration forces it;
+// DSV4_BF16_SPLIT_FORCE 1 / 2 / 4: that split for every launch not forced by the configuration
+// (A/B builds of scripts/gpu/bf16_ab.sh).
 #ifndef DSV4_BF16_SPLIT
 #define DSV4_BF16_SPLIT 0
 #endif
@@ -183,7 +184,7 @@ SIMT_KERNEL void SIMT_LAUNCH_BOUNDS(kThreads, kSplitCtasPerSm) topk_bf16_split_k
     atomicAdd(&hist[s >> 24], 1u);
   }
 #if !DSV4_FAULT_BF16_NO_HIST_BARRIER  // planted: the pivot search reads histograms being built
-  cluster_sync(cl);
+  cl.sync();
 #endif
   unsigned hi_bin, remain1;
   cluster_pivot<kRanks, kSkew>(cl, hist, static_cast<unsigned>(k), hi_bin, remain1, pivots, 0);
@@ -197,7 +198,7 @@ SIMT_KERNEL void SIMT_LAUNCH_BOUNDS(kThreads, kSplitCtasPerSm) topk_bf16_split_k
     atomicAdd(reinterpret_cast<unsigned*>(reinterpret_cast<char*>(h2) + (off & 0xFFFFu)), 1u);
     atomicAdd(reinterpret_cast<unsigned*>(reinterpret_cast<char*>(h2) + (off >> 16)), 1u);
   }
-  cluster_sync(cl);
+  cl.sync();
   unsigned lo_bin, eq_total;
   cluster_pivot<kRanks, false>(cl, h2, remain1, lo_bin, eq_total, pivots, 2);
   const unsigned pivot = (hi_bin << 8) | lo_bin;  // 0: fewer than k lanes present

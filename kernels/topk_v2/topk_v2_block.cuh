@@ -27,7 +27,7 @@ struct Smem {
 template <int NR>
 struct Team {
   decltype(simt_cg::this_cluster()) cl = simt_cg::this_cluster();
-  SIMT_DEVICE void sync() { cluster_sync(cl); }
+  SIMT_DEVICE void sync() { cl.sync(); }
   SIMT_DEVICE int rank() { return static_cast<int>(cl.block_rank()); }
   SIMT_DEVICE Smem* at(Smem* p, int r) { return cl.map_shared_rank(p, r); }
   SIMT_DEVICE Smem* r0(Smem* p) { return at(p, 0); }
