@@ -29,6 +29,25 @@
 //   simt_cg::                   cooperative_groups (this_thread_block, this_cluster: sync,
 //                               barrier_arrive, barrier_wait, map_shared_rank, block_rank,
 //                               num_blocks, dim_blocks)
+//   Cluster mailbox (namespace simt; sm_90 transaction barriers). `bar` is an 8-byte aligned
+//   unsigned long long in shared memory; (p, rank) names the same shared variable as p in the
+//   shared memory of cluster rank `rank` (the own rank allowed); tx = bytes:
+//   mbar_init(bar, count)       mbarrier.init (one thread; then mbar_init_fence and a cluster
+//                               barrier before any other thread or rank uses it)
+//   mbar_init_fence()           fence.mbarrier_init.release.cluster
+//   mbar_arrive_tx(bar, rank, tx)  mbarrier.arrive.expect_tx.relaxed.cluster on rank's bar: one
+//                               arrival, tx more bytes expected in the current phase
+//   mbar_wait(bar, parity)      waits (acquire.cluster) until the own bar's phase of that parity
+//                               completed: all arrivals in and every expected byte delivered
+//   st_async(p, rank, v, bar)   st.async (b32) / st_async2 (v2) / st_async4 (v4, p 16-aligned):
+//                               stores to rank's p, completing 4 / 8 / 16 bytes on rank's bar
+//   red_async_add(p, rank, v, bar)  red.async.add.u32 on rank's p, completing 4 bytes on its bar
+//   dsmem_atomic_add(p, rank, v)   atomicAdd on rank's p (relaxed), returns the old value
+//   cluster_arrive_relaxed()    barrier.cluster.arrive.relaxed: orders nothing
+//   cluster_arrive_smem()       fence.release.sync_restrict::shared::cta.cluster + relaxed arrive:
+//                               orders this thread's accesses to its OWN CTA's shared memory
+//                               only (not remote DSMEM, not global) before the barrier
+//   cluster_wait()              barrier.cluster.wait (acquire)
 //   threadIdx blockIdx blockDim gridDim warpSize, __syncthreads[_count|_and|_or], __syncwarp,
 //   __shfl[_up|_down|_xor]_sync, __ballot_sync, __any_sync, __all_sync, __match_any_sync,
 //   __match_all_sync, __reduce_{add,min,max,and,or,xor}_sync, __activemask, atomic*, __popc,
@@ -90,6 +109,66 @@ __device__ __forceinline__ unsigned long long globaltimer_ns() {
   unsigned long long t;
   asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
   return t;
+}
+// The cluster mailbox (header comment). Device code only.
+__device__ __forceinline__ unsigned smem_u32(const void* p) {
+  return static_cast<unsigned>(__cvta_generic_to_shared(p));
+}
+__device__ __forceinline__ unsigned cluster_addr(const void* p, unsigned rank) {
+  unsigned a;
+  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(a) : "r"(smem_u32(p)), "r"(rank));
+  return a;
+}
+__device__ __forceinline__ void mbar_init(unsigned long long* bar, unsigned count) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(smem_u32(bar)), "r"(count) : "memory");
+}
+__device__ __forceinline__ void mbar_init_fence() {
+  asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+}
+__device__ __forceinline__ void mbar_arrive_tx(unsigned long long* bar, unsigned rank, unsigned tx) {
+  asm volatile("mbarrier.arrive.expect_tx.relaxed.cluster.shared::cluster.b64 _, [%0], %1;"
+               ::"r"(cluster_addr(bar, rank)), "r"(tx) : "memory");
+}
+__device__ __forceinline__ void mbar_wait(unsigned long long* bar, unsigned parity) {
+  unsigned done = 0;
+  while (!done)
+    asm volatile("{ .reg .pred p; mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [%1], %2;"
+                 " selp.u32 %0, 1, 0, p; }" : "=r"(done) : "r"(smem_u32(bar)), "r"(parity) : "memory");
+}
+__device__ __forceinline__ void st_async(void* p, unsigned rank, unsigned v, unsigned long long* bar) {
+  asm volatile("st.async.shared::cluster.mbarrier::complete_tx::bytes.b32 [%0], %1, [%2];"
+               ::"r"(cluster_addr(p, rank)), "r"(v), "r"(cluster_addr(bar, rank)) : "memory");
+}
+__device__ __forceinline__ void st_async2(void* p, unsigned rank, unsigned v0, unsigned v1,
+                                          unsigned long long* bar) {
+  asm volatile("st.async.shared::cluster.mbarrier::complete_tx::bytes.v2.b32 [%0], {%1, %2}, [%3];"
+               ::"r"(cluster_addr(p, rank)), "r"(v0), "r"(v1), "r"(cluster_addr(bar, rank)) : "memory");
+}
+__device__ __forceinline__ void st_async4(void* p, unsigned rank, unsigned v0, unsigned v1, unsigned v2,
+                                          unsigned v3, unsigned long long* bar) {
+  asm volatile("st.async.shared::cluster.mbarrier::complete_tx::bytes.v4.b32 [%0], {%1, %2, %3, %4}, [%5];"
+               ::"r"(cluster_addr(p, rank)), "r"(v0), "r"(v1), "r"(v2), "r"(v3),
+               "r"(cluster_addr(bar, rank)) : "memory");
+}
+__device__ __forceinline__ void red_async_add(void* p, unsigned rank, unsigned v, unsigned long long* bar) {
+  asm volatile("red.async.relaxed.cluster.shared::cluster.mbarrier::complete_tx::bytes.add.u32 [%0], %1, [%2];"
+               ::"r"(cluster_addr(p, rank)), "r"(v), "r"(cluster_addr(bar, rank)) : "memory");
+}
+__device__ __forceinline__ int dsmem_atomic_add(int* p, unsigned rank, int v) {
+  int old;
+  asm volatile("atom.relaxed.cluster.shared::cluster.add.u32 %0, [%1], %2;"
+               : "=r"(old) : "r"(cluster_addr(p, rank)), "r"(v) : "memory");
+  return old;
+}
+__device__ __forceinline__ void cluster_arrive_relaxed() {
+  asm volatile("barrier.cluster.arrive.relaxed.aligned;" ::: "memory");
+}
+__device__ __forceinline__ void cluster_arrive_smem() {
+  asm volatile("fence.release.sync_restrict::shared::cta.cluster;" ::: "memory");
+  asm volatile("barrier.cluster.arrive.relaxed.aligned;" ::: "memory");
+}
+__device__ __forceinline__ void cluster_wait() {
+  asm volatile("barrier.cluster.wait.aligned;" ::: "memory");
 }
 namespace rt {
 

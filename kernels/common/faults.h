@@ -51,6 +51,9 @@
 #ifndef DSV4_FAULT_TOPK_CLUSTER_REG_OVERFILL  // cluster register rows up to one rank share too
 #define DSV4_FAULT_TOPK_CLUSTER_REG_OVERFILL 0  // long (the lanes past capacity never loaded)
 #endif
+#ifndef DSV4_FAULT_TOPK_MAILBOX_NO_FOLD_WAIT  // cluster mailbox: rank 0 searches its histogram
+#define DSV4_FAULT_TOPK_MAILBOX_NO_FOLD_WAIT 0    // without waiting for the ranks' folded bins
+#endif
 #ifndef DSV4_FAULT_TOPK_DIGIT_PIVOT_ALL  // cluster digit ranking: every candidate of the pivot
 #define DSV4_FAULT_TOPK_DIGIT_PIVOT_ALL 0    // digit selected, also when only some are needed
 #endif

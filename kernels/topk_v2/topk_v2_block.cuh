@@ -1,7 +1,7 @@
 // kernels/topk_v2/topk_v2_block.cuh -- block-level building blocks of Top-K v2: the shared-memory
-// layout, the team (one CTA or one cluster) and the row sources (register-resident vectors,
-// streaming from global memory, cluster rank interleave). The threshold search over a histogram:
-// topk_v2_threshold.cuh.
+// layout and the row sources (register-resident vectors, streaming from global memory, cluster
+// rank interleave). The team (one CTA or one cluster): topk_v2_team.cuh. The threshold search
+// over a histogram: topk_v2_threshold.cuh.
 #pragma once
 #include "kernels/topk_v2/topk_v2_args.cuh"
 
@@ -20,24 +20,9 @@ struct Smem {
   int base_sel, base_tie, flag;
   int sub_cnt;                  // rank_staged: staged candidates of the pivot digit
   int stage_cnt;                // StagedSrc: elements offered to the stage (may exceed its capacity)
-  int bcast[3];                 // cluster: rank 0's threshold (t, above, hist[t]) for every rank
-};
-
-// One CTA (NR = 1) or one cluster of NR CTAs: barrier and access to rank 0's shared memory.
-template <int NR>
-struct Team {
-  decltype(simt_cg::this_cluster()) cl = simt_cg::this_cluster();
-  SIMT_DEVICE void sync() { cl.sync(); }
-  SIMT_DEVICE int rank() { return static_cast<int>(cl.block_rank()); }
-  SIMT_DEVICE Smem* at(Smem* p, int r) { return cl.map_shared_rank(p, r); }
-  SIMT_DEVICE Smem* r0(Smem* p) { return at(p, 0); }
-};
-template <>
-struct Team<1> {
-  SIMT_DEVICE void sync() { __syncthreads(); }
-  SIMT_DEVICE int rank() { return 0; }
-  SIMT_DEVICE Smem* at(Smem* p, int) { return p; }
-  SIMT_DEVICE Smem* r0(Smem* p) { return p; }
+  alignas(16) int bcast[4];     // cluster: rank 0's threshold (t, above, hist[t]) for every rank
+  alignas(8) int ends[16][2];   // mailbox, rank 0: rank r's counters after its reservations
+  unsigned long long mb[3];     // mailbox: the fold, publish and broadcast mbarriers (topk_v2_team.cuh)
 };
 
 // Row sources: each(f) calls f(pos, x) for every lane of the row's vectors this thread holds

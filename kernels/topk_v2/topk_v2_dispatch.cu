@@ -89,7 +89,7 @@ Decision decide(const Sizing& s, long long B, long long L, bool ragged) {
   // shared memory; longer launches stream (the buffer would take their L1)
   if (d.kernel == DSV4_PATH_CLUSTER4 || d.kernel == DSV4_PATH_CLUSTER2) {
     const long long nr = cluster_ranks(d.kernel);
-    d.stage = DSV4_TOPK_CLUSTER_SMEM && L > nr * s.r4 && L <= 2 * nr * s.r4;
+    d.stage = DSV4_TOPK_CLUSTER_SMEM && L > nr * (DSV4_TOPK_CLUSTER_SMEM_R4 ? s.r2 : s.r4) && L <= 2 * nr * s.r4;
   }
   return d;
 }

@@ -77,6 +77,10 @@ SIMT_DEVICE void run_single(const Args& a, int b, const RowWin& w, int path, Sme
 // The cluster kernels that can hold rank shares in kClusterRowBytes of shared memory.
 template <int NR, bool kWide>
 constexpr bool kSmemRows = DSV4_TOPK_CLUSTER_SMEM && kWide && NR <= 4;
+// ... and whether rank shares up to Register4 are held in registers (else, where kSmemRows, in
+// shared memory too: DSV4_TOPK_CLUSTER_SMEM_R4, topk_v2_keys.cuh).
+template <int NR, bool kWide>
+constexpr bool kReg4 = kWide && (NR != 8 || DSV4_TOPK_C8_WIDE_REG) && !(DSV4_TOPK_CLUSTER_SMEM_R4 && kSmemRows<NR, kWide>);
 
 // A whole-cluster row: in the 1-CTA/SM kernels (kWide: 16-, 4- and 2-wide always, the 8-wide one
 // for B <= P1; 64 registers) held in registers when the ranks' shares fit (2 or 4 vectors per
@@ -95,7 +99,7 @@ SIMT_DEVICE void run_cluster(const Args& a, int b, const RowWin& w, Smem& sm, Te
     s.load(w, rank);
     tl_mark(a, kTlLoaded);
     select_row<NR, kBitsCluster>(a, b, w, s, sm, tm);
-  } else if (kReg && lanes <= static_cast<long long>(NR + DSV4_FAULT_TOPK_CLUSTER_REG_OVERFILL) * a.r4_lanes) {
+  } else if (kReg4<NR, kWide> && lanes <= static_cast<long long>(NR + DSV4_FAULT_TOPK_CLUSTER_REG_OVERFILL) * a.r4_lanes) {
     RegSrc<4, NR> s;
     s.load(w, rank);
     tl_mark(a, kTlLoaded);
@@ -203,6 +207,7 @@ SIMT_KERNEL void SIMT_LAUNCH_BOUNDS(kThreads, kMinBlocks) topk_cluster_kernel(Ar
     tl_mark(a, kTlLen);
     run_cluster<NR, kMinBlocks == 1>(a, b, w, sm, tm, cluster_path<NR>());
   }
+  tm.finish();
 }
 
 // Persistent pool: `nclusters` clusters of 8; cluster c processes plan items N-1-c, N-1-c-P, ...
@@ -240,6 +245,7 @@ SIMT_KERNEL void SIMT_LAUNCH_BOUNDS(kThreads, 2) topk_pool_kernel(Args a, int nc
     }
     run_cluster<8, false>(a, id, w, sm, tm, DSV4_PATH_POOL);
   }
+  tm.finish();
 }
 
 // Plan (§6): one CTA. Thresholds/caps of the candidate table; forced = pool forced (T = 0).

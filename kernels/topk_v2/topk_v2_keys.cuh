@@ -192,6 +192,23 @@ constexpr int kPairRankMax = kThreads < DSV4_TOPK_PAIR_RANK_MAX ? kThreads : DSV
 // k = 512) 0.2-0.6 us slower on Cluster-2 / -4 / -8 rows. Single-CTA rows (12-bit bins, ~15-70
 // candidates) keep all-pairs (digits measured +0.5-1.2 us there). 0 = all-pairs / radix select on
 // every path (A/B switch).
+// Cluster rows hand their data between ranks (select_row, topk_v2_team.cuh): 0 = through
+// cluster.sync() (three or four a row; ptxas emits each release as MEMBAR.ALL.GPU,
+// docs/performance.md, twenty-seventh pass); 1 = the mailbox: one split cluster barrier opens the
+// row, arrived at with fence.release.sync_restrict::shared::cta.cluster (it orders rank 0's
+// clears, its own shared memory, and nothing remote), and every hand-off after it is a remote
+// st.async / red.async completing bytes on the receiver's mbarrier; 2 = the mailbox with a full
+// (release) arrive opening the row (one MEMBAR a row). The refinement path keeps cluster.sync().
+#ifndef DSV4_TOPK_MAILBOX
+#define DSV4_TOPK_MAILBOX 1
+#endif
+constexpr int kMailbox = DSV4_TOPK_MAILBOX;
+static_assert(kMailbox >= 0 && kMailbox <= 2, "DSV4_TOPK_MAILBOX is 0, 1 or 2");
+// The mailbox's rank 0 waits on an mbarrier with one warp, then a block barrier (1), or with
+// every thread (0).
+#ifndef DSV4_TOPK_MB_WAIT_WARP
+#define DSV4_TOPK_MB_WAIT_WARP 0
+#endif
 #ifndef DSV4_TOPK_DIGIT_RANK
 #define DSV4_TOPK_DIGIT_RANK 1
 #endif
@@ -289,6 +306,12 @@ constexpr int kLeanBytes = kRegister4Max * 4;
 // B=16 L=131072 -16 / -17 %). 0 = streamed (A/B switch).
 #ifndef DSV4_TOPK_CLUSTER_SMEM
 #define DSV4_TOPK_CLUSTER_SMEM 1
+#endif
+// Cluster-4 / -2 rank shares between Register2 and Register4: 0 = in registers (RegSrc<4, NR>),
+// 1 = in shared memory like the longer ones (SmemSrc<8, NR>; the mailbox's 64-register cluster
+// kernels spill more around the register rows: docs/performance.md, twenty-eighth pass).
+#ifndef DSV4_TOPK_CLUSTER_SMEM_R4
+#define DSV4_TOPK_CLUSTER_SMEM_R4 1
 #endif
 constexpr int kClusterRowBytes = 2 * kRegister4Max * 4;
 static_assert(kThreads % 32 == 0 && kThreads >= 64, "block size must be whole warps");

@@ -4,6 +4,7 @@
 // select when hist[t] <= tie capacity, else by radix refinement over the row itself (§4.7).
 #pragma once
 #include "kernels/topk_v2/topk_v2_staged.cuh"
+#include "kernels/topk_v2/topk_v2_team.cuh"
 
 namespace dsv4::ours::topk {
 
@@ -201,31 +202,6 @@ SIMT_DEVICE bool rank_staged(Smem& sm, int staged, int r, const TieDigit& dg) {
   return true;
 }
 
-// Ranks != 0 append their sel (and tie) lists to rank 0's, on ranges reserved atomically. The
-// lists are complete: the caller's block barrier ends their classification (and refinement).
-template <int NR>
-SIMT_DEVICE void publish(Smem& sm, Team<NR>& tm, bool with_ties) {
-  if (NR == 1 || tm.rank() == 0) return;
-  Smem* r0 = tm.r0(&sm);
-  if (threadIdx.x == 0) {  // the two reservations from two warps: their round trips overlap
-    const int ms = sm.sel_cnt < kMaxTopK ? sm.sel_cnt : kMaxTopK;
-    sm.base_sel = ms > 0 ? atomicAdd(&r0->sel_cnt, ms) : 0;
-    sm.sel_cnt = ms;
-  } else if (threadIdx.x == 32) {
-    const int mt = sm.tie_cnt < kTieStage ? sm.tie_cnt : kTieStage;
-    sm.base_tie = with_ties && mt > 0 ? atomicAdd(&r0->tie_cnt, mt) : 0;
-    sm.tie_cnt = with_ties ? mt : 0;
-  }
-  __syncthreads();
-  for (int i = threadIdx.x; i < sm.sel_cnt; i += kThreads)
-    if (sm.base_sel + i < kMaxTopK) r0->sel[sm.base_sel + i] = sm.sel[i];
-  for (int i = threadIdx.x; i < sm.tie_cnt; i += kThreads)
-    if (sm.base_tie + i < kTieStage) {
-      r0->tie_key[sm.base_tie + i] = sm.tie_key[i];
-      r0->tie_pos[sm.base_tie + i] = sm.tie_pos[i];
-    }
-}
-
 // Selects row b (window w, elements from `src`) and, on rank 0, writes its K output slots.
 // W = bin width. All threads of all NR ranks call it with the same arguments.
 template <int NR, int W, class Src>
@@ -243,6 +219,7 @@ SIMT_DEVICE void select_row(const Args& a, int b, const RowWin& w, Src& src, Sme
     sm.sel_cnt = 0; sm.tie_cnt = 0; sm.eq_taken = 0; sm.stage_cnt = 0;
     if (kDigit) sm.sub_cnt = 0;
   }
+  if (NR > 1 && kMailbox) tm.open(sm);  // after the clears: they are rank 0's before any remote write
   __syncthreads();
   // 1. coarse histogram (every lane, padding included: padding is NaN -> top bin)
   if constexpr (kStaged) src.template hist_pass<W>(sm, a);
@@ -251,13 +228,15 @@ SIMT_DEVICE void select_row(const Args& a, int b, const RowWin& w, Src& src, Sme
   if constexpr (kStaged) src.template settle<W>(sm);  // the stage's rest into the histogram
   tl_mark(a, kTlHist);
   if (DSV4_TOPK_ABLATE == 2) return;
-  if (NR > 1) tm.sync();
-  Smem* r0 = tm.r0(&sm);  // mapped only after a cluster barrier
   if (NR > 1) {
-    if (rank != 0)
-      for (int i = threadIdx.x; i < kBins; i += kThreads)
-        if (sm.hist[i] != 0) atomicAdd(&r0->hist[i], sm.hist[i]);
-    tm.sync();
+    if (kMailbox) tm.opened();
+    else tm.sync();
+  }
+  // rank 0's shared memory, mapped only after a cluster barrier (the mailbox maps it only to
+  // refine: its hand-offs name rank 0 by rank)
+  Smem* r0 = kMailbox && NR > 1 ? &sm : tm.r0(&sm);
+  if (NR > 1) {
+    fold_hist<NR, kBins>(sm, tm);
     tl_mark(a, kTlFold);
     if (DSV4_TOPK_ABLATE == 6) return;
   }
@@ -288,16 +267,7 @@ SIMT_DEVICE void select_row(const Args& a, int b, const RowWin& w, Src& src, Sme
       find_threshold<kTop>(sm.hist, a.K, sm, &t, &above);
       ht = sm.hist[t];
     }
-    if (rank == 0 && static_cast<int>(threadIdx.x) < NR) {
-      Smem* d = tm.at(&sm, static_cast<int>(threadIdx.x));
-      d->bcast[0] = t;
-      d->bcast[1] = above;
-      d->bcast[2] = ht;
-    }
-    tm.sync();
-    t = sm.bcast[0];
-    above = sm.bcast[1];
-    ht = sm.bcast[2];
+    bcast_threshold<NR>(sm, tm, &t, &above, &ht);
     if (t >= 0) r = a.K - above;
   }
   if constexpr (kStaged) src.decide(sm, t);
@@ -308,7 +278,7 @@ SIMT_DEVICE void select_row(const Args& a, int b, const RowWin& w, Src& src, Sme
   // many staged candidates of a cluster row: their digits are counted into rank 0 (rank_staged)
   const bool use_digit = kDigit && stage && ht > kDigitRankMin;
   const TieDigit dg = use_digit ? TieDigit(t, W) : TieDigit();
-  int* const dh = use_digit ? r0->hist + kDigitAt : nullptr;
+  int* const dh = use_digit ? r0->hist + kDigitAt : nullptr;  // mailbox: each rank's own, published
   // 3. classify by recomputed bin: ABOVE (and all candidates when they all fit) -> sel
   // (each row source says whether it is classified by keys, Src::kKeyClassified)
   constexpr bool kByKey = !DSV4_FAULT_TOPK_LB_NO_ULP && !DSV4_FAULT_TOPK_NEGZERO_ABOVE && Src::kKeyClassified;
@@ -343,13 +313,13 @@ SIMT_DEVICE void select_row(const Args& a, int b, const RowWin& w, Src& src, Sme
     unsigned prefix = 0, mask = 0;
     int rem = 0;
     radix_select<NR>(bins, r, true, sm, tm, &prefix, &mask, &rem);
-    emit_selected(bins, prefix, mask, rem, sm, &r0->eq_taken);
-    __syncthreads();
+    emit_selected(bins, prefix, mask, rem, sm, &(kMailbox && NR > 1 ? tm.r0(&sm) : r0)->eq_taken);
+    if (NR > 1 && kMailbox) tm.sync();  // rank 0's mapping ends here, the lists are the ranks' own
+    else __syncthreads();
     tl_mark(a, kTlRefined);
   }
   if (NR > 1) {
-    publish<NR>(sm, tm, stage);
-    tm.sync();
+    publish<NR, kDigitAt>(sm, tm, stage, use_digit);
     tl_mark(a, kTlPublished);
     if (rank != 0 || DSV4_TOPK_ABLATE == 7) return;
   }

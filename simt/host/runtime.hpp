@@ -20,6 +20,7 @@
 #include "simt/host/control.hpp"
 #include "simt/host/core.hpp"
 #include "simt/host/intrinsics.hpp"
+#include "simt/host/mailbox.hpp"
 #include "simt/host/rt.hpp"
 #include "simt/host/virtual_device.hpp"
 #include "simt/host/warp.hpp"

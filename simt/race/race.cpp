@@ -5,32 +5,25 @@
 // is checked against an exact per-byte shadow (last writer, last reader) keyed by
 // (thread, block-barrier generation, cluster phase, warp clock). Two accesses conflict iff
 // different threads, at least one write, not both atomic, and not ordered by a __syncthreads
-// (same block), a completed cluster barrier, or a warp collective (vector clocks).
+// (same block), a completed cluster barrier (for other blocks: one whose arrival kind covers the
+// access), or a warp collective (vector clocks). Mailbox ordering (relaxed arrives, mbarrier
+// phases, st.async / red.async): race_mailbox.cpp.
 #include <dlfcn.h>
 
 #include <cstdio>
 #include <cstring>
 #include <vector>
 
-#include "simt/src/internal.hpp"
+#include "simt/race/race_internal.hpp"
 
 namespace simt::detail {
 
 bool g_race_on = true;
 
+namespace race {
+
 namespace {
 
-struct Acc {
-  uint32_t tid1;   // cluster thread index + 1; 0 = none
-  uint32_t bar;    // accessor block's barrier generation
-  uint32_t phase;  // accessor's cluster arrivals at the access
-  uint32_t clk;    // accessor's own warp-clock entry
-  uintptr_t pc;
-  bool atomic;
-};
-struct Shadow {
-  Acc w, r;
-};
 struct Region {
   char* lo = nullptr;
   char* hi = nullptr;
@@ -66,35 +59,110 @@ std::string symbolize(uintptr_t pc) {
   return buf;
 }
 
+}  // namespace
+
+std::vector<ThreadOrder> g_order;
+static_assert(sizeof(Acc) == 32, "the shadow keeps three accesses per byte");
+
+std::string acc_site(const Acc& a) {
+  if (a.line) return a.pc ? std::string(reinterpret_cast<const char*>(a.pc)) + ":" + std::to_string(a.line)
+                         : std::string("<unknown site>");
+  return symbolize(a.pc);
+}
+
 const Thread* thread_of(uint32_t tid1) {
   const Launch& L = *g_launch;
   const uint32_t i = tid1 - 1;
   return &L.blocks[i / L.tpb].threads[i % L.tpb];
 }
 
-bool ordered(const Acc& p, const Thread* t, bool atomic) {
-  if (p.tid1 == 0 || p.tid1 == t->index + 1) return true;
+bool ordered(const Acc& p, const Thread* t, bool atomic, unsigned rank) {
+  if (p.tid1 == 0) return true;
+  if (p.kind != AccKind::kPlain) return async_ordered(p, t, atomic);
+  if (p.tid1 == t->index + 1) return true;
   if (p.atomic && atomic) return true;
-  if (t->cl_waits > p.phase) return true;  // a cluster barrier p arrived at after its access
   const Thread* pt = thread_of(p.tid1);
+  // a cluster barrier p arrived at after its access (other blocks: an arrival whose kind covers it)
+  if (t->cl_waits > p.phase && (pt->block == t->block || cluster_released(p, t, rank))) return true;
   if (pt->block != t->block) return false;
   if (p.bar != static_cast<uint32_t>(t->block->bar_gen)) return true;  // a __syncthreads in between
   if (pt->warp == t->warp && t->vc[pt->lane] >= p.clk) return true;  // a warp collective in between
   return false;
 }
 
-[[noreturn]] void race_report(const Acc& p, bool p_write, const Thread* t, bool write, uintptr_t pc,
-                              const Region& reg, const char* base_name, size_t off, unsigned rank) {
+void race_report(const Acc& p, bool p_write, const Thread* t, bool write, const Acc& me, const char* base_name,
+                 size_t off, unsigned rank) {
   const Thread* pt = thread_of(p.tid1);
+  std::string other = std::string(p_write ? "write" : "read") + " by " + who(pt) + " at " + acc_site(p);
+  if (p.kind == AccKind::kAsyncPending)
+    other = std::string(p.atomic ? "red_async_add" : "st_async") + " issued by " + who(pt) + " at " +
+            acc_site(p) + ", not yet applied (its mbarrier phase has not completed)";
+  else if (p.kind == AccKind::kAsyncApplied)
+    other = std::string(p.atomic ? "red_async_add" : "st_async") + " issued by " + who(pt) + " at " +
+            acc_site(p) + ", applied when its mbarrier completed phase " + std::to_string(p.phase - 1) +
+            ", which this thread has not waited on";
   fail("shared-memory data race",
-       std::string(write ? "write" : "read") + " by " + who(t) + " at " + symbolize(pc) + "\n  conflicts with " +
-           (p_write ? "write" : "read") + " by " + who(pt) + " at " + symbolize(p.pc) + "\n  address: " +
-           base_name + " shared memory of cluster rank " + std::to_string(rank) + ", byte offset " +
-           std::to_string(off) + " (no __syncthreads / cluster barrier / warp collective orders them)");
-  (void)reg;
+       std::string(write ? "write" : "read") + " by " + who(t) + " at " + acc_site(me) + "\n  conflicts with " +
+           other + "\n  address: " + base_name + " shared memory of cluster rank " + std::to_string(rank) +
+           ", byte offset " + std::to_string(off) +
+           " (no __syncthreads / cluster barrier / warp collective / mbarrier wait orders them)");
 }
 
-}  // namespace
+Shadow* shadow_of(const char* a, size_t& n, unsigned& rank, const char*& kind, size_t& off, bool& exited) {
+  for (unsigned i = 0; i < g_regions.size() && i < g_launch->bpc; ++i) {
+    Region* reg = nullptr;
+    if (a >= g_regions[i].stat.lo && a < g_regions[i].stat.hi) {
+      reg = &g_regions[i].stat;
+      kind = "static";
+    } else if (a >= g_regions[i].dyn.lo && a < g_regions[i].dyn.hi) {
+      reg = &g_regions[i].dyn;
+      kind = "dynamic";
+    }
+    if (!reg) continue;
+    rank = i;
+    n = std::min<size_t>(n, static_cast<size_t>(reg->hi - a));
+    off = static_cast<size_t>(a - reg->lo);
+    exited = reg->exited;
+    return &reg->shadow[off];
+  }
+  return nullptr;
+}
+
+void check_access(Thread* t, const char* a, size_t size, bool write, bool atomic, const Acc& me, bool lifetime) {
+  size_t n = size, off0 = 0;
+  unsigned rank = 0;
+  const char* kind = "static";
+  bool exited = false;
+  Shadow* sh = shadow_of(a, n, rank, kind, off0, exited);
+  if (!sh) return;
+  if (exited)
+    fail("cluster shared-memory use after exit",
+         who(t) + " accessed the shared memory of cluster rank " + std::to_string(rank) +
+             ", which has exited, at " + acc_site(me));
+  Block& owner = g_launch->blocks[rank];
+  if (lifetime && &owner != t->block && static_cast<int64_t>(t->cl_arrives) >= owner.remote_phase) {
+    owner.remote_phase = t->cl_arrives;  // feeds the schedule-independent lifetime check
+    owner.remote_thread = t;
+    owner.remote_site = Site{"(DSMEM access)", 0};
+  }
+  for (size_t i = 0; i < n; ++i) {
+    Shadow& s = sh[i];
+    if (!ordered(s.w, t, atomic, rank)) race_report(s.w, true, t, write, me, kind, off0 + i, rank);
+    if (s.a.tid1 && !async_ordered(s.a, t, atomic)) race_report(s.a, true, t, write, me, kind, off0 + i, rank);
+    if (write) {
+      if (!ordered(s.r, t, atomic, rank)) race_report(s.r, false, t, write, me, kind, off0 + i, rank);
+      s.w = me;
+      s.r = Acc{};
+      if (!atomic) s.a = Acc{};  // a plain write ordered after the async one supersedes it
+    } else {
+      s.r = me;
+    }
+  }
+}
+
+}  // namespace race
+
+using namespace race;
 
 void race_block_begin(Block& b) {
   if (g_regions.size() < g_launch->bpc) g_regions.resize(g_launch->bpc);
@@ -128,6 +196,7 @@ void race_collective(Warp& w, uint32_t mask) {
       std::memcpy(w.lanes[l]->vc, join, sizeof join);
       ++w.lanes[l]->vc[l];
     }
+  collective_seen(w, mask);
 }
 
 void race_atomic(const void* p, unsigned) {
@@ -138,57 +207,18 @@ std::string symbolize_pc(uintptr_t pc) { return symbolize(pc); }
 
 void race_access(const void* addr, size_t size, bool write, uintptr_t pc) {
   if (g_in_hook || !g_cur || !g_launch || size == 0) return;
+  Thread* t = cur_thread();
   if (g_strict) {  // PDL rule: no device-memory access before SIMT_PDL_WAIT() (if the kernel waits)
-    Thread* t = cur_thread();
     if (!t->pdl_waited && !t->pre_wait_global_pc && is_device_memory(addr)) t->pre_wait_global_pc = pc;
   }
-  const char* a = static_cast<const char*>(addr);
-  Region* reg = nullptr;
-  unsigned rank = 0;
-  const char* kind = "static";
-  for (unsigned i = 0; i < g_regions.size() && i < g_launch->bpc; ++i) {
-    Region& s = g_regions[i].stat;
-    Region& d = g_regions[i].dyn;
-    if (a >= s.lo && a < s.hi) { reg = &s; rank = i; break; }
-    if (a >= d.lo && a < d.hi) { reg = &d; rank = i; kind = "dynamic"; break; }
-  }
-  if (!reg) return;
-  g_in_hook = true;
-  Thread* t = cur_thread();
-  if (reg->exited) {
-    g_in_hook = false;
-    fail("cluster shared-memory use after exit",
-         who(t) + " accessed the shared memory of cluster rank " + std::to_string(rank) +
-             ", which has exited, at " + symbolize(pc));
-  }
-  Block& owner = g_launch->blocks[rank];
-  if (&owner != t->block && static_cast<int64_t>(t->cl_arrives) >= owner.remote_phase) {
-    owner.remote_phase = t->cl_arrives;  // feeds the schedule-independent lifetime check
-    owner.remote_thread = t;
-    owner.remote_site = Site{"(DSMEM access)", 0};
-  }
   const bool atomic = t->atomic_addr == addr;
-  const Acc me{t->index + 1, static_cast<uint32_t>(t->block->bar_gen), t->cl_arrives, t->vc[t->lane], pc, atomic};
-  const size_t off0 = static_cast<size_t>(a - reg->lo);
-  const size_t n = std::min<size_t>(size, static_cast<size_t>(reg->hi - a));
-  for (size_t i = 0; i < n; ++i) {
-    Shadow& s = reg->shadow[off0 + i];
-    if (!ordered(s.w, t, atomic)) {
-      g_in_hook = false;
-      race_report(s.w, true, t, write, pc, *reg, kind, off0 + i, rank);
-    }
-    if (write) {
-      if (!ordered(s.r, t, atomic)) {
-        g_in_hook = false;
-        race_report(s.r, false, t, write, pc, *reg, kind, off0 + i, rank);
-      }
-      s.w = me;
-      s.r = Acc{};
-    } else {
-      s.r = me;
-    }
-  }
-  g_in_hook = false;
+  const Acc me{t->index + 1, static_cast<uint32_t>(t->block->bar_gen), t->cl_arrives, t->vc[t->lane], pc,
+               atomic, AccKind::kPlain, 0};
+  g_in_hook = true;
+  struct Unguard {
+    ~Unguard() { g_in_hook = false; }
+  } unguard;
+  check_access(t, static_cast<const char*>(addr), size, write, atomic, me, true);
 }
 
 }  // namespace simt::detail

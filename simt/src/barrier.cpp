@@ -45,6 +45,7 @@ void barrier_complete(Block& b) {
   }
   b.bar_arrived = 0;
   ++b.bar_gen;
+  if (g_race_on) race_barrier_complete(b);
 }
 }  // namespace
 

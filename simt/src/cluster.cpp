@@ -33,13 +33,16 @@ void cluster_complete() {
 }
 }  // namespace
 
-void cluster_arrive(Site s) {
+void cluster_arrive(Site s) { cluster_arrive_as(2, s); }
+
+void cluster_arrive_as(int kind, Site s) {
   Thread* t = cur_thread();
   Launch& L = *g_launch;
   if (t->cl_pending)
     fail("cluster barrier misuse", who(t) + " called barrier_arrive twice without barrier_wait at " + site_str(s));
   t->cl_pending = true;
   t->cl_arrive_gen = L.cl_gen;
+  if (g_race_on) race_cluster_arrive(t, kind);
   ++t->cl_arrives;
   ++L.cl_arrived;
   if (L.cl_arrived == L.cl_live) cluster_complete();
@@ -57,6 +60,7 @@ void cluster_wait(Site s) {
     block_current(Wait::kClusterWait, s);
   }
   ++t->cl_waits;
+  if (g_race_on) race_cluster_waited(t);
 }
 
 void cluster_on_exit(Thread* t) {

@@ -14,7 +14,7 @@
 namespace simt::detail {
 
 enum class TState : uint8_t { kRunnable, kBlocked, kDone };
-enum class Wait : uint8_t { kNone, kBarrier, kWarp, kClusterWait };
+enum class Wait : uint8_t { kNone, kBarrier, kWarp, kClusterWait, kMbar };
 
 struct Block;
 
@@ -40,6 +40,9 @@ struct Thread : ThreadPublic {
   uint32_t cl_waits = 0;
   uint64_t cl_arrive_gen = 0;
   bool cl_pending = false;
+  // mbar_wait (mailbox.cpp): the barrier (id in the cluster's table) and its phase being waited on
+  int mbar_id = -1;
+  uint64_t mbar_phase = 0;
   bool pdl_waited = false;
   uint64_t prio = 0;  // PCT priority
   // race flavour: vector clock over the lanes of the warp, address of the atomic in progress
@@ -150,6 +153,14 @@ void barrier_on_exit(Thread* t);
 void cluster_on_exit(Thread* t);
 void cluster_on_block_exit(Block& b);
 void cluster_launch_begin();
+void cluster_arrive_as(int kind, Site s);  // kind 0 relaxed, 1 own-CTA smem release, 2 full
+
+// Cluster mailbox (mailbox.cpp): mbarriers, st.async / red.async.
+void mailbox_cluster_begin();
+void mailbox_on_block_exit(Block& b);
+std::string mailbox_wait_str(const Thread& t);  // deadlock report line for a Wait::kMbar waiter
+std::string shared_slot_name(bool dyn, size_t off);  // shared.cpp: "s[+8]" of SIMT_SHARED(s)
+bool shared_slot_covers(size_t off, size_t n);       // [off, off+n) inside one SIMT_SHARED slot
 const char* warp_op_name(WarpOp op);
 
 // Race flavour hooks (race_hooks_off.cpp: no-ops; simt/race/race.cpp: the detector).
@@ -157,6 +168,15 @@ extern bool g_race_on;
 void race_collective(Warp& w, uint32_t mask);
 void race_block_begin(Block& b);
 void race_block_end(Block& b);
+// mailbox ordering (race.cpp; no-ops in race_hooks_off.cpp). kind as cluster_arrive_as.
+void race_cluster_begin();
+void race_cluster_arrive(const Thread* t, int kind);  // before t->cl_arrives is incremented
+void race_cluster_waited(const Thread* t);             // t returned from the wait of its phase
+void race_barrier_complete(Block& b);                   // __syncthreads completed
+void race_mbar_acquire(const Thread* t, int id, uint64_t completed);  // t saw `completed` phases
+void race_async_issue(const Thread* t, const char* dst, size_t n, bool add, int id, uint64_t phase, Site s);
+void race_async_apply(const char* dst, size_t n, int id, uint64_t phase);
+void race_dsmem_atomic(const Thread* t, const void* p, Site s);
 bool is_device_memory(const void* p);  // rt.cpp: device_malloc'd or registered
 std::string symbolize_pc(uintptr_t pc);  // race flavour: "file:line (function)"; else hex
 

@@ -185,6 +185,7 @@ void thread_main(Fiber* f) {
     if (b.live == 0) {
       b.exited = true;
       cluster_on_block_exit(b);
+      mailbox_on_block_exit(b);
       shared_block_end(b);
     }
   } catch (const KernelAbort&) {
@@ -215,7 +216,7 @@ void deadlock_report() {
       unsigned j = i + 1;
       while (j < b.nthreads && b.threads[j].state == TState::kBlocked && b.threads[j].wait == t.wait &&
              b.threads[j].site.line == t.site.line && b.threads[j].site.file == t.site.file &&
-             b.threads[j].ckind == t.ckind)
+             b.threads[j].ckind == t.ckind && b.threads[j].mbar_id == t.mbar_id)
         ++j;
       char buf[160];
       std::snprintf(buf, sizeof buf, "  block (%u,%u,%u) threads %u-%u (warps %u-%u) wait in ", b.idx.x,
@@ -223,6 +224,7 @@ void deadlock_report() {
       d += buf;
       if (t.wait == Wait::kBarrier) d += "__syncthreads";
       else if (t.wait == Wait::kClusterWait) d += "cluster barrier_wait";
+      else if (t.wait == Wait::kMbar) d += mailbox_wait_str(t);
       else {
         std::snprintf(buf, sizeof buf, "%s(mask 0x%08x)", warp_op_name(static_cast<WarpOp>(t.ckind)), t.cmask);
         d += buf;
@@ -310,6 +312,7 @@ void run_cluster(const std::vector<uint3>& block_ids, const uint3& cl_index) {
   }
   g_last_run = nullptr;
   cluster_launch_begin();
+  mailbox_cluster_begin();
   g_stats.blocks += L.bpc;
   g_stats.threads += n;
   run_queue_loop();

@@ -125,6 +125,23 @@ void* shared_slot_resolve(SharedSlot& slot) {
 
 void* dynamic_shared() { return cur_thread()->block->dyn; }
 
+bool shared_slot_covers(size_t off, size_t n) {
+  if (g_layout)
+    for (const auto& s : g_layout->slots)
+      if (off >= s.second && off + n <= s.second + s.first->size) return true;
+  return false;
+}
+
+std::string shared_slot_name(bool dyn, size_t off) {
+  if (dyn) return "dynamic[+" + std::to_string(off) + "]";
+  if (g_layout)
+    for (const auto& s : g_layout->slots)
+      if (off >= s.second && off < s.second + s.first->size)
+        return std::string("'") + s.first->name + "'" +
+               (off == s.second ? "" : "[+" + std::to_string(off - s.second) + "]");
+  return "<unnamed>";
+}
+
 }  // namespace simt::detail
 
 namespace simt::detail {

@@ -378,7 +378,9 @@ TEST(TopkV2Dispatch, MidBatchClustersWhereEveryClusterIsResident) {
   EXPECT_EQ(t::decide(s, 30, 4 * r4, false).kernel, DSV4_PATH_CLUSTER4);
   EXPECT_EQ(t::decide(s, 30, fl + 1, false).kernel, DSV4_PATH_CLUSTER4);
   EXPECT_EQ(t::decide(s, 31, 2 * r4, false).kernel, DSV4_PATH_CLUSTER2);
-  EXPECT_FALSE(t::decide(s, 31, 2 * r4, false).stage);  // registers
+  // rank shares up to Register4: in registers, or (DSV4_TOPK_CLUSTER_SMEM_R4) beyond Register2 in
+  // the shared-memory buffer too
+  EXPECT_EQ(t::decide(s, 31, 2 * r4, false).stage, DSV4_TOPK_CLUSTER_SMEM && DSV4_TOPK_CLUSTER_SMEM_R4);
   EXPECT_EQ(t::decide(s, 31, 2 * r4 + 1, false).kernel, held == 2 ? DSV4_PATH_CLUSTER2 : DSV4_PATH_REGISTER4);
   EXPECT_TRUE(t::decide(s, 31, 2 * r4 + 1, false).stage);  // the shared-memory buffer, or one CTA's stage
   EXPECT_EQ(t::decide(s, 31, held * 2 * r4, false).kernel, DSV4_PATH_CLUSTER2);
