@@ -204,11 +204,6 @@ constexpr int kPairRankMax = kThreads < DSV4_TOPK_PAIR_RANK_MAX ? kThreads : DSV
 #endif
 constexpr int kMailbox = DSV4_TOPK_MAILBOX;
 static_assert(kMailbox >= 0 && kMailbox <= 2, "DSV4_TOPK_MAILBOX is 0, 1 or 2");
-// The mailbox's rank 0 waits on an mbarrier with one warp, then a block barrier (1), or with
-// every thread (0).
-#ifndef DSV4_TOPK_MB_WAIT_WARP
-#define DSV4_TOPK_MB_WAIT_WARP 0
-#endif
 #ifndef DSV4_TOPK_DIGIT_RANK
 #define DSV4_TOPK_DIGIT_RANK 1
 #endif

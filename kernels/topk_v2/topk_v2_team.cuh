@@ -78,17 +78,6 @@ struct Team<1> {
   SIMT_DEVICE void finish() {}
 };
 
-// The receiving CTA waits for its barrier's phase of this row: every thread, or one warp and
-// then a block barrier (DSV4_TOPK_MB_WAIT_WARP), which orders the others after its acquire.
-SIMT_DEVICE void mb_wait(unsigned long long* bar, unsigned parity) {
-  if (DSV4_TOPK_MB_WAIT_WARP) {
-    if (threadIdx.x < 32) simt::mbar_wait(bar, parity);
-    __syncthreads();
-  } else {
-    simt::mbar_wait(bar, parity);
-  }
-}
-
 // Fold (after the histogram pass's block barrier): the ranks' bins [0, kBins) into rank 0's.
 template <int NR, int kBins>
 SIMT_DEVICE void fold_hist(Smem& sm, Team<NR>& tm) {
@@ -114,7 +103,7 @@ SIMT_DEVICE void fold_hist(Smem& sm, Team<NR>& tm) {
     n = __reduce_add_sync(0xFFFFFFFFu, n);
     if ((threadIdx.x & 31) == 0) simt::mbar_arrive_tx(&sm.mb[kMbFold], 0, 4 * n);
   } else if (!DSV4_FAULT_TOPK_MAILBOX_NO_FOLD_WAIT) {
-    mb_wait(&sm.mb[kMbFold], tm.parity());
+    simt::mbar_wait(&sm.mb[kMbFold], tm.parity());
   }
 }
 
@@ -137,7 +126,7 @@ SIMT_DEVICE void bcast_threshold(Smem& sm, Team<NR>& tm, int* t, int* above, int
                       static_cast<unsigned>(*ht), 0u, &sm.mb[kMbBcast]);
     return;
   } else {
-    mb_wait(&sm.mb[kMbBcast], tm.parity());
+    simt::mbar_wait(&sm.mb[kMbBcast], tm.parity());
   }
   *t = sm.bcast[0];
   *above = sm.bcast[1];
@@ -213,7 +202,7 @@ SIMT_DEVICE void publish(Smem& sm, Team<NR>& tm, bool with_ties, bool digits) {
         if (sm.hist[kDigit + j] != 0)
           simt::red_async_add(&sm.hist[kDigit + j], 0, static_cast<unsigned>(sm.hist[kDigit + j]), bar);
   } else {
-    mb_wait(bar, tm.parity());
+    simt::mbar_wait(bar, tm.parity());
     if (threadIdx.x == 0) {
       int s = sm.sel_cnt, t = sm.tie_cnt;
       for (int r = 1; r < NR; ++r) {
