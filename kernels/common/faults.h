@@ -54,6 +54,9 @@
 #ifndef DSV4_FAULT_TOPK_MAILBOX_NO_FOLD_WAIT  // cluster mailbox: rank 0 searches its histogram
 #define DSV4_FAULT_TOPK_MAILBOX_NO_FOLD_WAIT 0    // without waiting for the ranks' folded bins
 #endif
+#ifndef DSV4_FAULT_TOPK_MAILBOX_NO_COUNT_WAIT  // cluster mailbox: the ranks sum the list lengths
+#define DSV4_FAULT_TOPK_MAILBOX_NO_COUNT_WAIT 0    // without waiting for the other ranks' counts
+#endif
 #ifndef DSV4_FAULT_TOPK_DIGIT_PIVOT_ALL  // cluster digit ranking: every candidate of the pivot
 #define DSV4_FAULT_TOPK_DIGIT_PIVOT_ALL 0    // digit selected, also when only some are needed
 #endif

@@ -21,8 +21,8 @@ struct Smem {
   int sub_cnt;                  // rank_staged: staged candidates of the pivot digit
   int stage_cnt;                // StagedSrc: elements offered to the stage (may exceed its capacity)
   alignas(16) int bcast[4];     // cluster: rank 0's threshold (t, above, hist[t]) for every rank
-  alignas(8) int ends[16][2];   // mailbox, rank 0: rank r's counters after its reservations
-  unsigned long long mb[3];     // mailbox: the fold, publish and broadcast mbarriers (topk_v2_team.cuh)
+  alignas(8) int cnts[16][2];   // mailbox: rank r's (sel, tie) list lengths of the row
+  unsigned long long mb[4];     // mailbox: the fold, publish, broadcast and count mbarriers (topk_v2_team.cuh)
 };
 
 // Row sources: each(f) calls f(pos, x) for every lane of the row's vectors this thread holds

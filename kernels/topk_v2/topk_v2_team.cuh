@@ -1,7 +1,7 @@
 // kernels/topk_v2/topk_v2_team.cuh -- the team that selects one row: one CTA (NR = 1) or one
-// cluster of NR CTAs, and a cluster row's three hand-offs between its ranks (select_row):
-// the fold of every rank's coarse histogram into rank 0's, rank 0's threshold broadcast to every
-// rank, and every rank's selected / staged lists (and digit counts) appended to rank 0's.
+// cluster of NR CTAs, and a cluster row's hand-offs between its ranks (select_row): the fold of
+// every rank's coarse histogram into rank 0's, rank 0's threshold broadcast to every rank, and
+// every rank's selected / staged lists (and digit counts) appended to rank 0's.
 //
 // Two spellings (DSV4_TOPK_MAILBOX, topk_v2_keys.cuh). 0: remote atomics and stores with a
 // cluster.sync() after each hand-off. 1 / 2, the mailbox: a split cluster barrier opens the row
@@ -14,18 +14,23 @@
 //          rank 0's mb[kMbFold] expecting its bytes ((NR - 1) * kWarps arrivals a phase);
 //   bcast  rank 0: one 16-byte st.async {t, above, hist[t], 0} into each rank's bcast, which
 //          expects it (its thread 0 arrives on its own mb[kMbBcast] at open(), 1 arrival);
-//   pub    rank r != 0: ranges of rank 0's lists reserved by remote atomics, filled by st.async,
-//          digit counts added by red.async, and the counters' values after its reservations
-//          (ends[r]) stored too; thread 0 arrives on rank 0's mb[kMbPub] expecting all of them
-//          (NR - 1 arrivals). Rank 0 takes its counts as the largest of its own counter and the
-//          ends: its reading of its own counter is not ordered after the remote atomics.
+//   count  every rank: its list lengths (sel, tie) by one 8-byte st.async into every other
+//          rank's cnts[r], which expects NR - 1 of them (its thread 0 arrives on its own
+//          mb[kMbCount] at open(), 1 arrival); rank r's lists then go at the sums of the lengths
+//          of the ranks below it, and rank 0's totals are the sums over all ranks;
+//   pub    rank r != 0: its lists into rank 0's at those offsets by st.async, its digit counts
+//          added by red.async; thread 0 arrives on rank 0's mb[kMbPub] expecting all of them
+//          (NR - 1 arrivals). No rank touches another's counters: every remote operation is an
+//          st.async / red.async that its receiver waits for (the earlier reservations by remote
+//          atomics were not ordered before rank 0's writes of its counters: simt's race
+//          detector, stop 50).
 // Every barrier completes one phase a row: its parity is tm.parity() (rows opened, mod 2).
 #pragma once
 #include "kernels/topk_v2/topk_v2_block.cuh"
 
 namespace dsv4::ours::topk {
 
-enum MailboxBar : int { kMbFold, kMbPub, kMbBcast };
+enum MailboxBar : int { kMbFold, kMbPub, kMbBcast, kMbCount };
 
 // One CTA (NR = 1) or one cluster of NR CTAs: barrier and access to rank 0's shared memory.
 template <int NR>
@@ -46,9 +51,11 @@ struct Team {
         simt::mbar_init(&sm.mb[kMbFold], r == 0 ? (NR - 1) * kWarps : 1);
         simt::mbar_init(&sm.mb[kMbPub], r == 0 ? NR - 1 : 1);
         simt::mbar_init(&sm.mb[kMbBcast], 1);
+        simt::mbar_init(&sm.mb[kMbCount], 1);
         simt::mbar_init_fence();
       }
       if (r != 0) simt::mbar_arrive_tx(&sm.mb[kMbBcast], static_cast<unsigned>(r), 16);
+      simt::mbar_arrive_tx(&sm.mb[kMbCount], static_cast<unsigned>(r), 8 * (NR - 1));
     }
     if (kMailbox == 2) cl.barrier_arrive();
     else simt::cluster_arrive_smem();
@@ -134,10 +141,11 @@ SIMT_DEVICE void bcast_threshold(Smem& sm, Team<NR>& tm, int* t, int* above, int
 }
 
 // Publish (after the classification's block barrier): ranks != 0 append their sel (and tie)
-// lists to rank 0's, on ranges reserved atomically; with `digits` (mailbox only: each rank counted
-// its staged candidates' digits into its own hist[kDigit, kDigit + 256)) their digit counts too.
-// Rank 0 ends with its lists complete (mailbox: its counters set to the totals, a block barrier
-// after). Every rank calls it once a row.
+// lists to rank 0's (0: on ranges reserved atomically; mailbox: at offsets summed from the
+// exchanged counts); with `digits` (mailbox only: each rank counted its staged candidates' digits
+// into its own hist[kDigit, kDigit + 256)) their digit counts too. Rank 0 ends with its lists
+// complete (mailbox: its counters set to the totals, a block barrier after). Every rank calls it
+// once a row.
 template <int NR, int kDigit>
 SIMT_DEVICE void publish(Smem& sm, Team<NR>& tm, bool with_ties, bool digits) {
   const int rank = tm.rank();
@@ -165,32 +173,48 @@ SIMT_DEVICE void publish(Smem& sm, Team<NR>& tm, bool with_ties, bool digits) {
     tm.sync();
     return;
   }
+  // The counts: every rank's (sel, tie) list lengths to every other rank's cnts[rank] (threads
+  // d < NR, one st.async each; rank 0's raw, the others' clamped to their lists' capacity).
+  const int q = rank;
+  int cs = 0, ct = 0;  // (rank 0: warp 0 alone reads them, its lane 0 writes the totals below)
+  if (q != 0 || threadIdx.x < 32) cs = sm.sel_cnt, ct = sm.tie_cnt;
+  if (q != 0) {
+    cs = cs < kMaxTopK ? cs : kMaxTopK;
+    ct = with_ties ? (ct < kTieStage ? ct : kTieStage) : 0;
+  }
+  if (threadIdx.x < static_cast<unsigned>(NR) && threadIdx.x != static_cast<unsigned>(q))
+    simt::st_async2(&sm.cnts[q][0], threadIdx.x, static_cast<unsigned>(cs), static_cast<unsigned>(ct),
+                    &sm.mb[kMbCount]);
+  // Warp 0 sums them (lane p holds rank p's): rank q's lists go at the sums over ranks p < q.
+  int pre_s = 0, pre_t = 0, tot_s = 0, tot_t = 0;
+  if (threadIdx.x < 32) {
+    if (!DSV4_FAULT_TOPK_MAILBOX_NO_COUNT_WAIT) simt::mbar_wait(&sm.mb[kMbCount], tm.parity());
+    const int lane = static_cast<int>(threadIdx.x);
+    const int vs = lane == q ? cs : lane < NR ? sm.cnts[lane][0] : 0;
+    const int vt = lane == q ? ct : lane < NR ? sm.cnts[lane][1] : 0;
+    const unsigned below = (1u << q) - 1u;  // lanes p < q (q < 16)
+    pre_s = __reduce_add_sync(0xFFFFFFFFu, (below >> lane) & 1u ? vs : 0);
+    pre_t = __reduce_add_sync(0xFFFFFFFFu, (below >> lane) & 1u ? vt : 0);
+    tot_s = __reduce_add_sync(0xFFFFFFFFu, vs);
+    tot_t = __reduce_add_sync(0xFFFFFFFFu, vt);
+  }
   unsigned long long* bar = &sm.mb[kMbPub];
-  if (rank != 0) {
-    if (threadIdx.x == 0) {  // the two reservations from two warps: their round trips overlap
-      const int ms = sm.sel_cnt < kMaxTopK ? sm.sel_cnt : kMaxTopK;
-      sm.base_sel = ms > 0 ? simt::dsmem_atomic_add(&sm.sel_cnt, 0, ms) : 0;
-      sm.sel_cnt = ms;
-    } else if (threadIdx.x == 32) {
-      const int mt = sm.tie_cnt < kTieStage ? sm.tie_cnt : kTieStage;
-      sm.base_tie = with_ties && mt > 0 ? simt::dsmem_atomic_add(&sm.tie_cnt, 0, mt) : 0;
-      sm.tie_cnt = with_ties ? mt : 0;
+  if (q != 0) {
+    if (threadIdx.x == 0) {
+      sm.base_sel = pre_s;
+      sm.base_tie = pre_t;
     }
     constexpr int kDigitSteps = (256 + kThreads - 1) / kThreads;  // 1 on the GPU's 1024 threads
-    int nd = 0;  // nonzero digit counts (the block barrier also ends the reservations)
+    int nd = 0;  // nonzero digit counts (the block barrier also publishes the bases)
 #pragma unroll
     for (int s = 0; s < kDigitSteps; ++s) {
       const int j = static_cast<int>(threadIdx.x) + s * kThreads;
       nd += __syncthreads_count(digits && j < 256 && sm.hist[kDigit + j] != 0);
     }
-    const int bs = sm.base_sel, bt = sm.base_tie, ms = sm.sel_cnt, mt = sm.tie_cnt;
-    const int ns = bs >= kMaxTopK ? 0 : (ms < kMaxTopK - bs ? ms : kMaxTopK - bs);
-    const int nt = bt >= kTieStage ? 0 : (mt < kTieStage - bt ? mt : kTieStage - bt);
-    if (threadIdx.x == 0) {
-      simt::mbar_arrive_tx(bar, 0, static_cast<unsigned>(4 * ns + 8 * nt + 4 * nd + 8));
-      simt::st_async2(&sm.ends[rank][0], 0, static_cast<unsigned>(bs + ms),
-                      static_cast<unsigned>(mt > 0 ? bt + mt : 0), bar);
-    }
+    const int bs = sm.base_sel, bt = sm.base_tie;
+    const int ns = bs >= kMaxTopK ? 0 : (cs < kMaxTopK - bs ? cs : kMaxTopK - bs);
+    const int nt = bt >= kTieStage ? 0 : (ct < kTieStage - bt ? ct : kTieStage - bt);
+    if (threadIdx.x == 0) simt::mbar_arrive_tx(bar, 0, static_cast<unsigned>(4 * ns + 8 * nt + 4 * nd));
     for (int i = threadIdx.x; i < ns; i += kThreads)
       simt::st_async(&sm.sel[bs + i], 0, static_cast<unsigned>(sm.sel[i]), bar);
     for (int i = threadIdx.x; i < nt; i += kThreads) {
@@ -202,16 +226,12 @@ SIMT_DEVICE void publish(Smem& sm, Team<NR>& tm, bool with_ties, bool digits) {
         if (sm.hist[kDigit + j] != 0)
           simt::red_async_add(&sm.hist[kDigit + j], 0, static_cast<unsigned>(sm.hist[kDigit + j]), bar);
   } else {
-    simt::mbar_wait(bar, tm.parity());
+    // (warp 0's reductions ordered its lanes' reads of the counters before lane 0's write)
     if (threadIdx.x == 0) {
-      int s = sm.sel_cnt, t = sm.tie_cnt;
-      for (int r = 1; r < NR; ++r) {
-        s = sm.ends[r][0] > s ? sm.ends[r][0] : s;
-        t = sm.ends[r][1] > t ? sm.ends[r][1] : t;
-      }
-      sm.sel_cnt = s;
-      sm.tie_cnt = t;
+      sm.sel_cnt = tot_s;
+      sm.tie_cnt = tot_t;
     }
+    simt::mbar_wait(bar, tm.parity());
     __syncthreads();
   }
   tm.close();

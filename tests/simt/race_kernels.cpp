@@ -204,6 +204,9 @@ SIMT_KERNEL void mbox_release(int* out) {
 }
 
 // Every thread of both ranks reserves a slot in rank 0's list (dsmem_atomic_add) and st.async's.
+// Buggy twin (Top-K v2's first mailbox, stop 49): after the wait rank 0 writes its counter, which
+// nothing orders after rank 1's atomics (the mbarrier orders only the st.async bytes).
+template <bool kBug>
 SIMT_KERNEL void mbox_reserve(int* out) {
   SIMT_SHARED(unsigned long long, bar, );
   SIMT_SHARED(int, count, );
@@ -221,6 +224,7 @@ SIMT_KERNEL void mbox_reserve(int* out) {
   if (r == 0) {
     simt::mbar_wait(&bar, 0);
     for (unsigned i = t; i < 2 * blockDim.x; i += blockDim.x) out[i] = static_cast<int>(list[i]);
+    if (kBug && t == 0) count = static_cast<int>(2 * blockDim.x);
   }
 }
 
@@ -286,7 +290,7 @@ int race_launch(const char* name, bool bug, int* out) {
   // correct twin: own-CTA write before cluster_arrive_smem; buggy twin: cluster_arrive_relaxed
   if (n == "mbox_own_kind1")
     return simt::rt::launch(c, bug ? mbox_arrive_kind<0, false> : mbox_arrive_kind<1, false>, out);
-  if (n == "mbox_reserve") return simt::rt::launch(c, mbox_reserve, out);
+  if (n == "mbox_reserve") return simt::rt::launch(c, bug ? mbox_reserve<true> : mbox_reserve<false>, out);
   if (n == "mbox_rounds") return simt::rt::launch(c, bug ? mbox_rounds<true> : mbox_rounds<false>, out);
   c.block = dim3(64);  // buggy twins: a relaxed arrive does not pass on what thread 0 observed
   if (n == "mbox_applied_local")

@@ -26,7 +26,7 @@ int main() {
                {"mbox_remote_kind0", "shared-memory data race"},
                {"mbox_remote_kind1", "shared-memory data race"},
                {"mbox_own_kind1", "shared-memory data race"},
-               {"mbox_reserve", ""},
+               {"mbox_reserve", "shared-memory data race"},
                {"mbox_rounds", "shared-memory data race"},
                {"mbox_applied_local", "which this thread has not waited on"},
                {"mbox_applied_remote", "which this thread has not waited on"}};
