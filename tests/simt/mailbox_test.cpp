@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "simt/portable.h"
+#include "tests/simt/mailbox_setup.hpp"
 
 namespace {
 
@@ -40,11 +41,7 @@ SIMT_KERNEL void fold(unsigned* out) {
   auto cl = simt_cg::this_cluster();
   const unsigned r = cl.block_rank(), t = threadIdx.x, lane = t % 32, nw = blockDim.x / 32;
   if (t < 32) acc[t] = 0;
-  if (t == 0) {
-    simt::mbar_init(&bar, nw * cl.num_blocks());
-    simt::mbar_init_fence();
-  }
-  cl.sync();
+  mbox_setup(&bar, nw * cl.num_blocks());
   if (lane == 0) simt::mbar_arrive_tx(&bar, 0, 32 * 4);
   simt::red_async_add(&acc[lane], 0, value(r, t), &bar);
   if (r == 0) {
@@ -78,11 +75,7 @@ SIMT_KERNEL void broadcast(unsigned* out) {
   auto cl = simt_cg::this_cluster();
   const unsigned r = cl.block_rank(), t = threadIdx.x, n = cl.num_blocks();
   buf[t] = 0xDEADu;
-  if (t == 0) {
-    simt::mbar_init(&bar, 1);
-    simt::mbar_init_fence();
-  }
-  cl.sync();
+  mbox_setup(&bar);
   if (t == 0) simt::mbar_arrive_tx(&bar, r, 64 * 4);
   if (r == 0 && t < 16)
     for (unsigned d = 0; d < n; ++d)
@@ -113,12 +106,8 @@ SIMT_KERNEL void reserve(unsigned* out) {
   SIMT_SHARED(unsigned, list, [4 * 64]);
   auto cl = simt_cg::this_cluster();
   const unsigned r = cl.block_rank(), t = threadIdx.x, n = cl.num_blocks();
-  if (t == 0) {
-    count = 0;
-    simt::mbar_init(&bar, 1);
-    simt::mbar_init_fence();
-  }
-  cl.sync();
+  if (t == 0) count = 0;
+  mbox_setup(&bar);
   if (r == 0 && t == 0) simt::mbar_arrive_tx(&bar, 0, n * blockDim.x * 4);
   const int slot = simt::dsmem_atomic_add(&count, 0, 1);
   simt::st_async(&list[slot], 0, value(r, t), &bar);
@@ -203,11 +192,7 @@ SIMT_KERNEL void early_bytes(unsigned* out) {
   auto cl = simt_cg::this_cluster();
   const unsigned r = cl.block_rank(), t = threadIdx.x;
   if (t < 4) slot[t] = 7;
-  if (t == 0) {
-    simt::mbar_init(&bar, 1);
-    simt::mbar_init_fence();
-  }
-  cl.sync();
+  mbox_setup(&bar);
   if (r == 1 && t < 2) simt::st_async2(&slot[2 * t], 0, 40 + 2 * t, 41 + 2 * t, &bar);
   cl.sync();  // both stores issued before rank 0 expects them
   if (r == 0) {

@@ -1,6 +1,7 @@
 // tests/simt/race_kernels.cpp -- kernels for the race-flavour tests. This TU is compiled with
 // TSan instrumentation (simt_race_instrument) and linked against simt_race.
 #include "simt/portable.h"
+#include "tests/simt/mailbox_setup.hpp"
 
 namespace race_kernels {
 
@@ -92,11 +93,7 @@ SIMT_KERNEL void mbox_read(int* out) {  // rank 1 st.async's into rank 0; rank 0
   auto cl = simt_cg::this_cluster();
   const unsigned r = cl.block_rank(), t = threadIdx.x;
   slot[t] = 0;
-  if (t == 0) {
-    simt::mbar_init(&bar, 1);
-    simt::mbar_init_fence();
-  }
-  cl.sync();
+  mbox_setup(&bar);
   if (r == 1) simt::st_async(&slot[t], 0, 100 + t, &bar);
   if (r == 0) {
     if (t == 0) simt::mbar_arrive_tx(&bar, 0, 32 * 4);
@@ -114,11 +111,7 @@ SIMT_KERNEL void mbox_read_in_flight(int* out) {  // the read is after the issue
   auto cl = simt_cg::this_cluster();
   const unsigned r = cl.block_rank(), t = threadIdx.x;
   slot[t] = 0;
-  if (t == 0) {
-    simt::mbar_init(&bar, 1);
-    simt::mbar_init_fence();
-  }
-  cl.sync();
+  mbox_setup(&bar);
   if (r == 1) simt::st_async(&slot[t], 0, 100 + t, &bar);
   cl.sync();
   if (r == 0) {
@@ -138,11 +131,7 @@ SIMT_KERNEL void mbox_waiter_then_barrier(int* out) {  // one thread waits, the 
   auto cl = simt_cg::this_cluster();
   const unsigned r = cl.block_rank(), t = threadIdx.x;
   acc[t] = 0;
-  if (t == 0) {
-    simt::mbar_init(&bar, 1);
-    simt::mbar_init_fence();
-  }
-  cl.sync();
+  mbox_setup(&bar);
   if (r == 1) simt::red_async_add(&acc[t], 0, t, &bar);
   if (r == 0) {
     atomicAdd(&acc[t], 1000u);  // a local atomic on words red.async adds to: no race
@@ -185,11 +174,7 @@ SIMT_KERNEL void mbox_release(int* out) {
   auto cl = simt_cg::this_cluster();
   const unsigned r = cl.block_rank(), t = threadIdx.x;
   if (t < 32) slot[t] = 0;
-  if (t == 0) {
-    simt::mbar_init(&bar, 1);
-    simt::mbar_init_fence();
-  }
-  cl.sync();
+  mbox_setup(&bar);
   if (r == 1 && t < 32) simt::st_async(&slot[t], 0, 5 * t, &bar);
   if (r == 0 && t == 0) {
     simt::mbar_arrive_tx(&bar, 0, 32 * 4);
@@ -213,12 +198,8 @@ SIMT_KERNEL void mbox_reserve(int* out) {
   SIMT_SHARED(unsigned, list, [128]);
   auto cl = simt_cg::this_cluster();
   const unsigned r = cl.block_rank(), t = threadIdx.x;
-  if (t == 0) {
-    count = 0;
-    simt::mbar_init(&bar, 1);
-    simt::mbar_init_fence();
-  }
-  cl.sync();
+  if (t == 0) count = 0;
+  mbox_setup(&bar);
   if (r == 0 && t == 0) simt::mbar_arrive_tx(&bar, 0, 2 * blockDim.x * 4);
   simt::st_async(&list[simt::dsmem_atomic_add(&count, 0, 1)], 0, r * 100 + t, &bar);
   if (r == 0) {
@@ -237,11 +218,7 @@ SIMT_KERNEL void mbox_rounds(int* out) {
   SIMT_SHARED(unsigned, slot, [32]);
   auto cl = simt_cg::this_cluster();
   const unsigned r = cl.block_rank(), t = threadIdx.x;
-  if (t == 0) {
-    simt::mbar_init(&bar, 1);
-    simt::mbar_init_fence();
-  }
-  cl.sync();
+  mbox_setup(&bar);
   unsigned sum = 0;
   for (unsigned it = 0; it < 4; ++it) {
     if (r == 1) simt::st_async(&slot[t], 0, it * 32 + t, &bar);
