@@ -40,20 +40,7 @@ SIMT_KERNEL void SIMT_LAUNCH_BOUNDS(kThreads, kCtasPerSm) topk_bf16_small_kernel
   const int* trow = p.W > 0 ? p.table + static_cast<long long>(b) * p.table_stride : p.table;
   const int k = p.k;
 
-  const int code = n < 0 ? DSV4_CODE_NEGATIVE_LENGTH
-                   : n > p.L ? DSV4_CODE_LENGTH_EXCEEDS_WIDTH
-                   : n > kRowCapacity ? DSV4_CODE_LENGTH_EXCEEDS_CAPACITY : 0;
-  if (code != 0) {  // row error: all -1, no score read
-    if (tx == 0) raise_status(p.status, code, DSV4_KERNEL_TOPK_BF16, b, n);
-    for (int t = tx; t < k; t += kThreads) out[t] = -1;
-    SIMT_PDL_TRIGGER();
-    return;
-  }
-  if (n <= k) {  // trivial row (spec §3.1): scores not read
-    for (int t = tx; t < k; t += kThreads) out[t] = t < n ? map_position(p, trow, nullptr, t, b) : -1;
-    SIMT_PDL_TRIGGER();
-    return;
-  }
+  if (row_done_before_scores(p, trow, out, b, n, tx, kThreads, tx == 0)) return;  // no score read
 
   // ---- load: vector v of thread tx is vector tx + v * kThreads of the row (balanced: counts
   // differ by at most one; every warp load is one coalesced 512-byte access). NaN and padding

@@ -212,6 +212,45 @@ SIMT_DEVICE int map_position(const Params& p, const int* trow, const int* tcache
                           (i & ((1 << p.page_bits) - 1)));
 }
 
+// The rows done before any score is read, spec §3.1: an invalid length (status `code`, raised
+// once, by `reporter`; every slot -1) and n <= k (every position taken, the rest -1). The slots
+// from t0 in steps of `step` are this thread's. True when the row is done. Uniform over the
+// row's team (the CTA, or the split kernel's cluster).
+SIMT_DEVICE bool row_done_before_scores(const Params& p, const int* trow, int* out, int b, int n, int t0,
+                                        int step, bool reporter) {
+  const int code = n < 0 ? DSV4_CODE_NEGATIVE_LENGTH
+                   : n > p.L ? DSV4_CODE_LENGTH_EXCEEDS_WIDTH
+                   : n > kRowCapacity ? DSV4_CODE_LENGTH_EXCEEDS_CAPACITY : 0;
+  if (code != 0) {
+    if (reporter) raise_status(p.status, code, DSV4_KERNEL_TOPK_BF16, b, n);
+    for (int t = t0; t < p.k; t += step) out[t] = -1;
+    SIMT_PDL_TRIGGER();
+    return true;
+  }
+  if (n <= p.k) {
+    for (int t = t0; t < p.k; t += step) out[t] = t < n ? map_position(p, trow, nullptr, t, b) : -1;
+    SIMT_PDL_TRIGGER();
+    return true;
+  }
+  return false;
+}
+
+// Warp 0 runs search() (it sets bin, remain), and its lane 0 publishes the result to every thread
+// of the CTA through slots[at], slots[at + 1] (a block barrier). Called by every thread.
+template <class Search>
+SIMT_DEVICE void warp0_pivot(unsigned* slots, int at, unsigned& bin, unsigned& remain, Search&& search) {
+  if (threadIdx.x < 32) {
+    search();
+    if (threadIdx.x == 0) {
+      slots[at] = bin;
+      slots[at + 1] = remain;
+    }
+  }
+  __syncthreads();
+  bin = slots[at];
+  remain = slots[at + 1];
+}
+
 // Pivot search of spec §4.3 step 4, run redundantly by every warp over a 256-bin histogram in
 // D order: the highest bin whose suffix count reaches kk, and kk minus the count above it (bin 0,
 // remain 0 when the histogram holds fewer than kk lanes: never in pass 1, which counts every lane
@@ -271,16 +310,7 @@ template <bool kSkew>
 SIMT_DEVICE void pivot_of(const unsigned* h, unsigned kk, unsigned& bin, unsigned& remain,
                           unsigned* slots, int at) {
   if (DSV4_BF16_SHARED_PIVOT) {
-    if (threadIdx.x < 32) {
-      find_pivot<kSkew>(h, kk, bin, remain);
-      if (threadIdx.x == 0) {
-        slots[at] = bin;
-        slots[at + 1] = remain;
-      }
-    }
-    __syncthreads();
-    bin = slots[at];
-    remain = slots[at + 1];
+    warp0_pivot(slots, at, bin, remain, [&] { find_pivot<kSkew>(h, kk, bin, remain); });
   } else {
     find_pivot<kSkew>(h, kk, bin, remain);
   }

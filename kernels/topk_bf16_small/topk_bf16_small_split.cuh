@@ -45,7 +45,7 @@ inline int split_ranks_for(long long B, int sms, int forced, bool by_batch = DSV
 template <int kRanks, bool kSkew, class Cl>
 SIMT_DEVICE void cluster_pivot(Cl& cl, unsigned* h, unsigned kk, unsigned& bin, unsigned& remain,
                                unsigned* slots, int at) {
-  if (threadIdx.x < 32) {
+  warp0_pivot(slots, at, bin, remain, [&] {
     constexpr int kSum = DSV4_FAULT_BF16_SPLIT_OWN_HIST ? 1 : kRanks;  // planted: its own alone
     const Vec16* hr[kSum];
     DSV4_IDX_UNROLL
@@ -65,14 +65,7 @@ SIMT_DEVICE void cluster_pivot(Cl& cl, unsigned* h, unsigned kk, unsigned& bin, 
         for (int q = 0; q < kSum; ++q) c[i] += v[q][i / 4].w[i % 4];
       }
     }, kk, bin, remain);
-    if (threadIdx.x == 0) {
-      slots[at] = bin;
-      slots[at + 1] = remain;
-    }
-  }
-  __syncthreads();
-  bin = slots[at];
-  remain = slots[at + 1];
+  });
 }
 
 // The residency the split kernels' registers are allocated for (64 a thread): the batch rule
@@ -105,20 +98,8 @@ SIMT_KERNEL void SIMT_LAUNCH_BOUNDS(kThreads, kSplitCtasPerSm) topk_bf16_split_k
   const int k = p.k;
   const int t0 = r * kThreads + tx;  // this thread's first slot of a rank-strided output loop
   constexpr int kStep = kRanks * kThreads;
-  const int code = n < 0 ? DSV4_CODE_NEGATIVE_LENGTH
-                   : n > p.L ? DSV4_CODE_LENGTH_EXCEEDS_WIDTH
-                   : n > kRowCapacity ? DSV4_CODE_LENGTH_EXCEEDS_CAPACITY : 0;
-  if (code != 0) {  // row error (uniform over the cluster): all -1, no score read
-    if (r == 0 && tx == 0) raise_status(p.status, code, DSV4_KERNEL_TOPK_BF16, b, n);
-    for (int t = t0; t < k; t += kStep) out[t] = -1;
-    SIMT_PDL_TRIGGER();
-    return;
-  }
-  if (n <= k) {  // trivial row (spec §3.1): scores not read
-    for (int t = t0; t < k; t += kStep) out[t] = t < n ? map_position(p, trow, nullptr, t, b) : -1;
-    SIMT_PDL_TRIGGER();
-    return;
-  }
+  // row error or trivial row (uniform over the cluster): no score read
+  if (row_done_before_scores(p, trow, out, b, n, t0, kStep, r == 0 && tx == 0)) return;
 
   // ---- load: vector v of thread tx is the rank's vector tx + v * kThreads ----
   const uint16_t* row = p.scores + static_cast<long long>(b) * p.score_stride;
