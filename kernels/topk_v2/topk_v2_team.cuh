@@ -175,6 +175,7 @@ SIMT_DEVICE void publish(Smem& sm, Team<NR>& tm, bool with_ties, bool digits) {
   }
   // The counts: every rank's (sel, tie) list lengths to every other rank's cnts[rank] (threads
   // d < NR, one st.async each; rank 0's raw, the others' clamped to their lists' capacity).
+  static_assert(NR <= 16 && kThreads >= 32, "cnts[16]; warp 0 holds one rank's counts a lane");
   const int q = rank;
   int cs = 0, ct = 0;  // (rank 0: warp 0 alone reads them, its lane 0 writes the totals below)
   if (q != 0 || threadIdx.x < 32) cs = sm.sel_cnt, ct = sm.tie_cnt;
