@@ -177,11 +177,16 @@ SIMT_DEVICE void publish(Smem& sm, Team<NR>& tm, bool with_ties, bool digits) {
   // d < NR, one st.async each; rank 0's raw, the others' clamped to their lists' capacity).
   static_assert(NR <= 16 && kThreads >= 32, "cnts[16]; warp 0 holds one rank's counts a lane");
   const int q = rank;
-  int cs = 0, ct = 0;  // (rank 0: warp 0 alone reads them, its lane 0 writes the totals below)
-  if (q != 0 || threadIdx.x < 32) cs = sm.sel_cnt, ct = sm.tie_cnt;
+  int cs = 0, ct = 0;
   if (q != 0) {
-    cs = cs < kMaxTopK ? cs : kMaxTopK;
-    ct = with_ties ? (ct < kTieStage ? ct : kTieStage) : 0;
+    cs = sm.sel_cnt < kMaxTopK ? sm.sel_cnt : kMaxTopK;
+    ct = with_ties ? (sm.tie_cnt < kTieStage ? sm.tie_cnt : kTieStage) : 0;
+  } else if (threadIdx.x < 32) {
+    // Rank 0: lane 0 alone reads the counters it overwrites with the totals below; a shuffle
+    // hands them to the sending lanes. A shuffle or reduction orders no memory, so lanes that
+    // read what lane 0 later writes would race (compute-sanitizer racecheck, stop 51).
+    cs = __shfl_sync(0xFFFFFFFFu, threadIdx.x == 0 ? sm.sel_cnt : 0, 0);
+    ct = __shfl_sync(0xFFFFFFFFu, threadIdx.x == 0 ? sm.tie_cnt : 0, 0);
   }
   if (threadIdx.x < static_cast<unsigned>(NR) && threadIdx.x != static_cast<unsigned>(q))
     simt::st_async2(&sm.cnts[q][0], threadIdx.x, static_cast<unsigned>(cs), static_cast<unsigned>(ct),
@@ -227,8 +232,7 @@ SIMT_DEVICE void publish(Smem& sm, Team<NR>& tm, bool with_ties, bool digits) {
         if (sm.hist[kDigit + j] != 0)
           simt::red_async_add(&sm.hist[kDigit + j], 0, static_cast<unsigned>(sm.hist[kDigit + j]), bar);
   } else {
-    // (warp 0's reductions ordered its lanes' reads of the counters before lane 0's write)
-    if (threadIdx.x == 0) {
+    if (threadIdx.x == 0) {  // (the only thread that read them, above)
       sm.sel_cnt = tot_s;
       sm.tie_cnt = tot_t;
     }
