@@ -6,7 +6,7 @@
 // (thread, block-barrier generation, cluster phase, warp clock). Two accesses conflict iff
 // different threads, at least one write, not both atomic, and not ordered by a __syncthreads
 // (same block), a completed cluster barrier (for other blocks: one whose arrival kind covers the
-// access), or a warp collective (vector clocks). Mailbox ordering (relaxed arrives, mbarrier
+// access), or a __syncwarp (vector clocks; shuffles, votes and reductions order no memory). Mailbox ordering (relaxed arrives, mbarrier
 // phases, st.async / red.async): race_mailbox.cpp.
 #include <dlfcn.h>
 
@@ -62,7 +62,7 @@ std::string symbolize(uintptr_t pc) {
 }  // namespace
 
 std::vector<ThreadOrder> g_order;
-static_assert(sizeof(Acc) == 32, "the shadow keeps three accesses per byte");
+static_assert(sizeof(Acc) == 32, "the shadow keeps four accesses per byte");
 
 std::string acc_site(const Acc& a) {
   if (a.line) return a.pc ? std::string(reinterpret_cast<const char*>(a.pc)) + ":" + std::to_string(a.line)
@@ -86,7 +86,7 @@ bool ordered(const Acc& p, const Thread* t, bool atomic, unsigned rank) {
   if (t->cl_waits > p.phase && (pt->block == t->block || cluster_released(p, t, rank))) return true;
   if (pt->block != t->block) return false;
   if (p.bar != static_cast<uint32_t>(t->block->bar_gen)) return true;  // a __syncthreads in between
-  if (pt->warp == t->warp && t->vc[pt->lane] >= p.clk) return true;  // a warp collective in between
+  if (pt->warp == t->warp && t->vc[pt->lane] >= p.clk) return true;  // a __syncwarp in between
   return false;
 }
 
@@ -105,7 +105,8 @@ void race_report(const Acc& p, bool p_write, const Thread* t, bool write, const 
        std::string(write ? "write" : "read") + " by " + who(t) + " at " + acc_site(me) + "\n  conflicts with " +
            other + "\n  address: " + base_name + " shared memory of cluster rank " + std::to_string(rank) +
            ", byte offset " + std::to_string(off) +
-           " (no __syncthreads / cluster barrier / warp collective / mbarrier wait orders them)");
+           " (no __syncthreads / cluster barrier / __syncwarp / mbarrier wait orders them; a shuffle or"
+           " reduction does not)");
 }
 
 Shadow* shadow_of(const char* a, size_t& n, unsigned& rank, const char*& kind, size_t& off, bool& exited) {
@@ -151,10 +152,12 @@ void check_access(Thread* t, const char* a, size_t size, bool write, bool atomic
     if (s.a.tid1 && !async_ordered(s.a, t, atomic)) race_report(s.a, true, t, write, me, kind, off0 + i, rank);
     if (write) {
       if (!ordered(s.r, t, atomic, rank)) race_report(s.r, false, t, write, me, kind, off0 + i, rank);
+      if (!ordered(s.r2, t, atomic, rank)) race_report(s.r2, false, t, write, me, kind, off0 + i, rank);
       s.w = me;
-      s.r = Acc{};
+      s.r = s.r2 = Acc{};
       if (!atomic) s.a = Acc{};  // a plain write ordered after the async one supersedes it
     } else {
+      if (s.r.tid1 && !ordered(s.r, t, false, rank)) s.r2 = s.r;  // concurrent readers: keep one more
       s.r = me;
     }
   }

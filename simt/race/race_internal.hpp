@@ -27,6 +27,8 @@ struct Acc {
 };
 struct Shadow {
   Acc w, r;  // last plain (or atomic) writer, last reader since it
+  Acc r2;    // an earlier reader since w that r is not ordered after (concurrent readers: a later
+             // writer is checked against both; one slot lost 31 lanes' reads to lane 0's own)
   Acc a;     // last st.async / red.async into the byte (kind kAsyncPending / kAsyncApplied)
 };
 

@@ -129,6 +129,7 @@ void race_async_issue(const Thread* t, const char* dst, size_t n, bool add, int 
     Shadow& x = sh[i];
     if (!ordered(x.w, t, add, rank)) race_report(x.w, true, t, true, as_plain, kind, off0 + i, rank);
     if (!ordered(x.r, t, add, rank)) race_report(x.r, false, t, true, as_plain, kind, off0 + i, rank);
+    if (!ordered(x.r2, t, add, rank)) race_report(x.r2, false, t, true, as_plain, kind, off0 + i, rank);
     if (x.a.tid1 && !async_ordered(x.a, t, add)) race_report(x.a, true, t, true, as_plain, kind, off0 + i, rank);
     x.a = me;  // the plain history stays: a thread ordered after this write is not ordered after it
   }

@@ -187,7 +187,9 @@ uint64_t warp_collective(WarpOp op, unsigned mask, uint64_t value, int arg, int 
     Group done = g;
     remove_group(w, gi);
     complete(w, done);
-    if (g_race_on) race_collective(w, mask);
+    // Only __syncwarp (bar.warp.sync) orders memory among its lanes; a shuffle, vote, match or
+    // reduction exchanges registers and orders nothing (PTX ISA; racecheck agrees).
+    if (g_race_on && op == WarpOp::kSyncwarp) race_collective(w, mask);
     for (unsigned l = 0; l < 32; ++l)
       if ((mask >> l) & 1u && w.lanes[l] != t) wake(w.lanes[l]);
     maybe_yield();

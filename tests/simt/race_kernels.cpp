@@ -39,6 +39,32 @@ SIMT_KERNEL void warp_exchange(int* out) {  // warp-synchronous exchange, needs 
   out[lane] = v;
 }
 
+template <bool kBug>
+SIMT_KERNEL void warp_reduce_order(int* out) {  // lanes read a word lane 0 then overwrites: a
+  SIMT_SHARED(int, s, );                        // reduction between them orders no memory
+  if (threadIdx.x == 0) s = 5;
+  __syncthreads();
+  if (threadIdx.x < 32) {  // warp 0 alone
+    const int sum = __reduce_add_sync(0xffffffffu, s + static_cast<int>(threadIdx.x));
+    if (!kBug) __syncwarp();
+    if (threadIdx.x == 0) s = sum;
+  }
+  __syncthreads();
+  out[threadIdx.x] = s;
+}
+
+template <bool kBug>
+SIMT_KERNEL void warp_reread(int* out) {  // as warp_reduce_order, but lane 0 reads the word again
+  SIMT_SHARED(int, s, );                  // last: the other lanes' reads must still be seen
+  if (threadIdx.x == 0) s = 5;
+  __syncthreads();
+  const int sum = __reduce_add_sync(0xffffffffu, s + static_cast<int>(threadIdx.x));
+  if (!kBug) __syncwarp();
+  if (threadIdx.x == 0) s += sum;
+  __syncthreads();
+  out[threadIdx.x] = s;
+}
+
 SIMT_KERNEL void shared_atomics(int* out) {  // atomics never race with atomics
   SIMT_SHARED(int, counter, );
   if (threadIdx.x == 0) counter = 0;
@@ -248,6 +274,9 @@ int race_launch(const char* name, bool bug, int* out) {
   c.block = dim3(32);
   if (n == "pdl_consumer") return simt::rt::launch(c, bug ? pdl_consumer<true> : pdl_consumer<false>, out);
   if (n == "warp_exchange") return simt::rt::launch(c, bug ? warp_exchange<true> : warp_exchange<false>, out);
+  if (n == "warp_reread") return simt::rt::launch(c, bug ? warp_reread<true> : warp_reread<false>, out);
+  if (n == "warp_reduce_order")
+    return simt::rt::launch(c, bug ? warp_reduce_order<true> : warp_reduce_order<false>, out);
   c.grid = dim3(4);
   c.cluster = dim3(2);
   if (n == "cluster_exchange")

@@ -17,6 +17,8 @@ int main() {
   } cases[] = {{"neighbour", "shared-memory data race"},
                {"war_hazard", "shared-memory data race"},
                {"warp_exchange", "shared-memory data race"},
+               {"warp_reduce_order", "shared-memory data race"},
+               {"warp_reread", "shared-memory data race"},
                {"shared_atomics", ""},
                {"cluster_exchange", "cluster shared-memory"},
                {"cluster_overwrite", "shared-memory data race"},
