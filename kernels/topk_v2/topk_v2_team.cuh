@@ -182,11 +182,7 @@ SIMT_DEVICE void publish(Smem& sm, Team<NR>& tm, bool with_ties, bool digits) {
     cs = sm.sel_cnt < kMaxTopK ? sm.sel_cnt : kMaxTopK;
     ct = with_ties ? (sm.tie_cnt < kTieStage ? sm.tie_cnt : kTieStage) : 0;
   } else if (threadIdx.x < 32) {
-    // Rank 0: lane 0 alone reads the counters it overwrites with the totals below; a shuffle
-    // hands them to the sending lanes. A shuffle or reduction orders no memory, so lanes that
-    // read what lane 0 later writes would race (compute-sanitizer racecheck, stop 51).
-    cs = __shfl_sync(0xFFFFFFFFu, threadIdx.x == 0 ? sm.sel_cnt : 0, 0);
-    ct = __shfl_sync(0xFFFFFFFFu, threadIdx.x == 0 ? sm.tie_cnt : 0, 0);
+    cs = sm.sel_cnt, ct = sm.tie_cnt;  // rank 0: warp 0 reads them; lane 0 overwrites them below
   }
   if (threadIdx.x < static_cast<unsigned>(NR) && threadIdx.x != static_cast<unsigned>(q))
     simt::st_async2(&sm.cnts[q][0], threadIdx.x, static_cast<unsigned>(cs), static_cast<unsigned>(ct),
@@ -232,7 +228,11 @@ SIMT_DEVICE void publish(Smem& sm, Team<NR>& tm, bool with_ties, bool digits) {
         if (sm.hist[kDigit + j] != 0)
           simt::red_async_add(&sm.hist[kDigit + j], 0, static_cast<unsigned>(sm.hist[kDigit + j]), bar);
   } else {
-    if (threadIdx.x == 0) {  // (the only thread that read them, above)
+    // A shuffle or reduction orders no memory: the __syncwarp orders warp 0's reads of the
+    // counters (above) before lane 0's write (compute-sanitizer racecheck on the H100, stop 51;
+    // a read by lane 0 alone is no cure, since nvcc may load in every lane and select).
+    if (threadIdx.x < 32) __syncwarp();
+    if (threadIdx.x == 0) {
       sm.sel_cnt = tot_s;
       sm.tie_cnt = tot_t;
     }
