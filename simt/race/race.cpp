@@ -6,8 +6,8 @@
 // (thread, block-barrier generation, cluster phase, warp clock). Two accesses conflict iff
 // different threads, at least one write, not both atomic, and not ordered by a __syncthreads
 // (same block), a completed cluster barrier (for other blocks: one whose arrival kind covers the
-// access), or a __syncwarp (vector clocks; shuffles, votes and reductions order no memory). Mailbox ordering (relaxed arrives, mbarrier
-// phases, st.async / red.async): race_mailbox.cpp.
+// access), or a __syncwarp (vector clocks; shuffles, votes and reductions order no memory).
+// Mailbox ordering (relaxed arrives, mbarrier phases, st.async / red.async): race_mailbox.cpp.
 #include <dlfcn.h>
 
 #include <cstdio>

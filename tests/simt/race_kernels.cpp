@@ -39,28 +39,16 @@ SIMT_KERNEL void warp_exchange(int* out) {  // warp-synchronous exchange, needs 
   out[lane] = v;
 }
 
-template <bool kBug>
-SIMT_KERNEL void warp_reduce_order(int* out) {  // lanes read a word lane 0 then overwrites: a
-  SIMT_SHARED(int, s, );                        // reduction between them orders no memory
-  if (threadIdx.x == 0) s = 5;
-  __syncthreads();
-  if (threadIdx.x < 32) {  // warp 0 alone
-    const int sum = __reduce_add_sync(0xffffffffu, s + static_cast<int>(threadIdx.x));
-    if (!kBug) __syncwarp();
-    if (threadIdx.x == 0) s = sum;
-  }
-  __syncthreads();
-  out[threadIdx.x] = s;
-}
-
-template <bool kBug>
-SIMT_KERNEL void warp_reread(int* out) {  // as warp_reduce_order, but lane 0 reads the word again
-  SIMT_SHARED(int, s, );                  // last: the other lanes' reads must still be seen
+// Lanes read a word that lane 0 then overwrites, with a reduction between them (it orders no
+// memory); kReread: lane 0 reads the word again last, and the others' reads must still be seen.
+template <bool kBug, bool kReread>
+SIMT_KERNEL void warp_reduce_order(int* out) {
+  SIMT_SHARED(int, s, );
   if (threadIdx.x == 0) s = 5;
   __syncthreads();
   const int sum = __reduce_add_sync(0xffffffffu, s + static_cast<int>(threadIdx.x));
   if (!kBug) __syncwarp();
-  if (threadIdx.x == 0) s += sum;
+  if (threadIdx.x == 0) s = kReread ? s + sum : sum;
   __syncthreads();
   out[threadIdx.x] = s;
 }
@@ -274,9 +262,10 @@ int race_launch(const char* name, bool bug, int* out) {
   c.block = dim3(32);
   if (n == "pdl_consumer") return simt::rt::launch(c, bug ? pdl_consumer<true> : pdl_consumer<false>, out);
   if (n == "warp_exchange") return simt::rt::launch(c, bug ? warp_exchange<true> : warp_exchange<false>, out);
-  if (n == "warp_reread") return simt::rt::launch(c, bug ? warp_reread<true> : warp_reread<false>, out);
   if (n == "warp_reduce_order")
-    return simt::rt::launch(c, bug ? warp_reduce_order<true> : warp_reduce_order<false>, out);
+    return simt::rt::launch(c, bug ? warp_reduce_order<true, false> : warp_reduce_order<false, false>, out);
+  if (n == "warp_reread")
+    return simt::rt::launch(c, bug ? warp_reduce_order<true, true> : warp_reduce_order<false, true>, out);
   c.grid = dim3(4);
   c.cluster = dim3(2);
   if (n == "cluster_exchange")
